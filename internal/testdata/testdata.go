@@ -1,0 +1,171 @@
+// Package testdata finds and unpacks the shared corpus of volumes made by
+// TrueCrypt, VeraCrypt and cryptsetup (../shared/testdata, or
+// $CRYPTVOL_TESTDATA), for tests only.
+//
+// Archives are unpacked with a pure-Go xz reader so the same tests run under
+// qemu and on machines without xz installed.
+package testdata
+
+import (
+	"archive/tar"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ulikunitz/xz"
+)
+
+// Dir returns the corpus directory, or "" when it cannot be found.
+func Dir() string {
+	if d := os.Getenv("CRYPTVOL_TESTDATA"); d != "" {
+		return d
+	}
+	// Walk up from this source file to the module root, then ../shared.
+	_, file, _, ok := runtime.Caller(0)
+	if ok {
+		root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
+		d := filepath.Join(root, "..", "shared", "testdata")
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+	}
+	// Fall back to walking up from the working directory (test binaries
+	// copied elsewhere, e.g. for qemu runs, keep CRYPTVOL_TESTDATA instead).
+	wd, _ := os.Getwd()
+	for d := wd; ; d = filepath.Dir(d) {
+		c := filepath.Join(d, "..", "shared", "testdata")
+		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
+			return c
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// Require returns the corpus directory or skips the test with a clear
+// message when it is absent.
+func Require(t testing.TB) string {
+	t.Helper()
+	d := Dir()
+	if d == "" {
+		t.Skip("shared test corpus not found: put it at ../shared/testdata or set CRYPTVOL_TESTDATA")
+	}
+	return d
+}
+
+var (
+	cacheMu sync.Mutex
+	cache   = map[string]string{}
+	tmpRoot string
+)
+
+// Unpack decompresses cryptsetup/NAME (a .xz file or a .tar.xz archive) once
+// per test process and returns the path of the result: the file for .xz,
+// the directory it was extracted into for .tar.xz. Files are left writable
+// so tests may modify copies, but each call returns the same shared path:
+// copy before writing (see CopyFile).
+func Unpack(t testing.TB, name string) string {
+	t.Helper()
+	dir := Require(t)
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	if p, ok := cache[name]; ok {
+		return p
+	}
+	if tmpRoot == "" {
+		var err error
+		tmpRoot, err = os.MkdirTemp("", "cryptvol-testdata-")
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := filepath.Join(dir, "cryptsetup", name)
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatalf("test corpus file: %v", err)
+	}
+	defer f.Close()
+	zr, err := xz.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var out string
+	if strings.HasSuffix(name, ".tar.xz") {
+		out = filepath.Join(tmpRoot, strings.TrimSuffix(name, ".tar.xz"))
+		if err := untar(zr, out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	} else {
+		out = filepath.Join(tmpRoot, strings.TrimSuffix(name, ".xz"))
+		if err := writeFile(out, zr); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	cache[name] = out
+	return out
+}
+
+func untar(r io.Reader, dst string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Clean(h.Name)
+		if strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
+			return fmt.Errorf("unsafe path %q in archive", h.Name)
+		}
+		p := filepath.Join(dst, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := writeFile(p, tr); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func writeFile(p string, r io.Reader) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// CopyFile copies src into t.TempDir() and returns the copy's path, for tests
+// that modify an image.
+func CopyFile(t testing.TB, src string) string {
+	t.Helper()
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	if err := writeFile(dst, in); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
