@@ -35,11 +35,13 @@ var chains = []Chain{
 	{Name: "Kuznyechik-Twofish", Ciphers: []string{"Twofish", "Kuznyechik"}},
 
 	// TrueCrypt 4.x/5.x legacy algorithms, read-only.
-	{Name: "Blowfish", Ciphers: []string{"Blowfish"}, Legacy: true},
+	// TrueCrypt's Blowfish reads each 32-bit half little-endian, unlike the
+	// standard (big-endian) Blowfish that LUKS and OpenSSL use.
+	{Name: "Blowfish", Ciphers: []string{"Blowfish-LE"}, Legacy: true},
 	{Name: "CAST5", Ciphers: []string{"CAST5"}, Legacy: true},
 	{Name: "Triple DES", Ciphers: []string{"Triple DES"}, Legacy: true},
-	{Name: "AES-Blowfish", Ciphers: []string{"Blowfish", "AES"}, Legacy: true},
-	{Name: "AES-Blowfish-Serpent", Ciphers: []string{"Serpent", "Blowfish", "AES"}, Legacy: true},
+	{Name: "AES-Blowfish", Ciphers: []string{"Blowfish-LE", "AES"}, Legacy: true},
+	{Name: "AES-Blowfish-Serpent", Ciphers: []string{"Serpent", "Blowfish-LE", "AES"}, Legacy: true},
 }
 
 // Chains returns the chains current VeraCrypt offers (no legacy ones), in
