@@ -1,0 +1,99 @@
+package fsprobe
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cryptvol/cryptvol/internal/testdata"
+)
+
+func probeFile(t *testing.T, path string) *Result {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := Probe(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return r
+}
+
+// blkid is the oracle: what it prints for the image is what we must say.
+func blkid(t *testing.T, path, tag string) string {
+	out, err := exec.Command("blkid", "-p", "-o", "value", "-s", tag, path).Output()
+	if err != nil {
+		t.Skipf("blkid unavailable or failed: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestCorpusVFAT(t *testing.T) {
+	p := testdata.Unpack(t, "img_fs_vfat.img.xz")
+	r := probeFile(t, p)
+	if r.Type != "vfat" {
+		t.Fatalf("type %q", r.Type)
+	}
+	if want := blkid(t, p, "UUID"); r.Serial != want {
+		t.Errorf("serial %q, blkid says %q", r.Serial, want)
+	}
+}
+
+func TestCorpusExt4(t *testing.T) {
+	p := testdata.Unpack(t, "img_fs_ext4.img.xz")
+	r := probeFile(t, p)
+	if want := blkid(t, p, "TYPE"); r.Type != want {
+		t.Errorf("type %q, blkid says %q", r.Type, want)
+	}
+	if want := blkid(t, p, "UUID"); r.UUID != want {
+		t.Errorf("uuid %q, blkid says %q", r.UUID, want)
+	}
+}
+
+// TestMkfsFAT formats images with mkfs.fat at sizes that give each FAT type
+// and checks type, serial and label.
+func TestMkfsFAT(t *testing.T) {
+	if _, err := exec.LookPath("mkfs.fat"); err != nil {
+		t.Skip("mkfs.fat (dosfstools) not installed")
+	}
+	for _, tc := range []struct {
+		size    int64
+		args    []string
+		version string
+	}{
+		{1 << 20, []string{"-F", "12"}, "FAT12"},
+		{20 << 20, []string{"-F", "16"}, "FAT16"},
+		{40 << 20, []string{"-F", "32"}, "FAT32"},
+	} {
+		p := filepath.Join(t.TempDir(), "fs.img")
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(p, tc.size); err != nil {
+			t.Fatal(err)
+		}
+		args := append(tc.args, "-i", "CAFEBABE", "-n", "MYLABEL", p)
+		if out, err := exec.Command("mkfs.fat", args...).CombinedOutput(); err != nil {
+			t.Fatalf("mkfs.fat: %v\n%s", err, out)
+		}
+		r := probeFile(t, p)
+		if r.Type != "vfat" || r.Version != tc.version || r.Serial != "CAFE-BABE" || r.Label != "MYLABEL" {
+			t.Errorf("%s: got %+v", tc.version, r)
+		}
+	}
+}
+
+func TestGarbage(t *testing.T) {
+	z := make([]byte, 4096)
+	if _, err := Probe(strings.NewReader(string(z))); err != ErrUnknown {
+		t.Fatalf("zeros: %v", err)
+	}
+	if _, err := Probe(strings.NewReader("short")); err == nil {
+		t.Fatal("short input accepted")
+	}
+}
