@@ -56,6 +56,17 @@ type Spec struct {
 	Legacy bool
 	// New returns the cipher keyed with key.
 	New func(key []byte) (Block, error)
+	// Impl names the code path in use on this CPU ("aes-ni", "avx2",
+	// "generic", ...), for the benchmark header; nil means "generic".
+	Impl func() string
+}
+
+// Implementation names the code path the cipher uses on this CPU.
+func (s Spec) Implementation() string {
+	if s.Impl == nil {
+		return "generic"
+	}
+	return s.Impl()
 }
 
 var (

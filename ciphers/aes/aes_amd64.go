@@ -1,0 +1,99 @@
+//go:build amd64 && !purego
+
+package aes
+
+import "golang.org/x/sys/cpu"
+
+//go:generate go run asmgen/gen.go
+
+// Kernels in aes_amd64.s. rk points at 16*(nr+1) bytes of round keys;
+// nblocks, nsectors and sectorBlocks may be zero.
+
+//go:noescape
+func encryptBlocksAESNI(nr int, rk *byte, dst, src *byte, nblocks int)
+
+//go:noescape
+func decryptBlocksAESNI(nr int, rk *byte, dst, src *byte, nblocks int)
+
+//go:noescape
+func encryptXTSAESNI(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorBlocks int)
+
+//go:noescape
+func decryptXTSAESNI(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorBlocks int)
+
+//go:noescape
+func encryptBlocksVAES(nr int, rk *byte, dst, src *byte, nblocks int)
+
+//go:noescape
+func decryptBlocksVAES(nr int, rk *byte, dst, src *byte, nblocks int)
+
+//go:noescape
+func encryptXTSVAES(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorBlocks int)
+
+//go:noescape
+func decryptXTSVAES(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorBlocks int)
+
+var (
+	hasAESNI = cpu.X86.HasAES && cpu.X86.HasSSE41
+	// The VAES kernels use zmm registers (AVX512F), EVEX-encoded xmm forms
+	// and byte shifts (AVX512VL, AVX512BW), VAES and VPCLMULQDQ on zmm.
+	hasVAES = hasAESNI && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL &&
+		cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VAES && cpu.X86.HasAVX512VPCLMULQDQ
+)
+
+func bestImpl() implementation { return supportedImpls()[0] }
+
+func supportedImpls() []implementation {
+	var out []implementation
+	if hasVAES {
+		out = append(out, implVAES)
+	}
+	if hasAESNI {
+		out = append(out, implAESNI)
+	}
+	return append(out, implGeneric)
+}
+
+func (c *Cipher) encryptBlocks(dst, src []byte) {
+	switch c.impl {
+	case implVAES:
+		encryptBlocksVAES(c.rounds, &c.enc[0], &dst[0], &src[0], len(src)/16)
+	case implAESNI:
+		encryptBlocksAESNI(c.rounds, &c.enc[0], &dst[0], &src[0], len(src)/16)
+	default:
+		encryptBlocksGeneric(c, dst, src)
+	}
+}
+
+func (c *Cipher) decryptBlocks(dst, src []byte) {
+	switch c.impl {
+	case implVAES:
+		decryptBlocksVAES(c.rounds, &c.dec[0], &dst[0], &src[0], len(src)/16)
+	case implAESNI:
+		decryptBlocksAESNI(c.rounds, &c.dec[0], &dst[0], &src[0], len(src)/16)
+	default:
+		decryptBlocksGeneric(c, dst, src)
+	}
+}
+
+func (c *Cipher) encryptXTS(dst, src, tweaks []byte, sectorSize int) {
+	switch c.impl {
+	case implVAES:
+		encryptXTSVAES(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+	case implAESNI:
+		encryptXTSAESNI(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+	default:
+		xtsGeneric(c, dst, src, tweaks, sectorSize, false)
+	}
+}
+
+func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
+	switch c.impl {
+	case implVAES:
+		decryptXTSVAES(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+	case implAESNI:
+		decryptXTSAESNI(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+	default:
+		xtsGeneric(c, dst, src, tweaks, sectorSize, true)
+	}
+}

@@ -1,0 +1,64 @@
+//go:build arm64 && !purego
+
+package aes
+
+import "golang.org/x/sys/cpu"
+
+// Kernels in aes_arm64.s (ARMv8 cryptography extension). rk points at
+// 16*(nr+1) bytes of round keys; nblocks, nsectors and sectorBlocks may be
+// zero.
+
+//go:noescape
+func encryptBlocksARMv8(nr int, rk *byte, dst, src *byte, nblocks int)
+
+//go:noescape
+func decryptBlocksARMv8(nr int, rk *byte, dst, src *byte, nblocks int)
+
+//go:noescape
+func encryptXTSARMv8(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorBlocks int)
+
+//go:noescape
+func decryptXTSARMv8(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorBlocks int)
+
+var hasARMv8AES = cpu.ARM64.HasAES
+
+func bestImpl() implementation { return supportedImpls()[0] }
+
+func supportedImpls() []implementation {
+	if hasARMv8AES {
+		return []implementation{implARMv8, implGeneric}
+	}
+	return []implementation{implGeneric}
+}
+
+func (c *Cipher) encryptBlocks(dst, src []byte) {
+	if c.impl == implARMv8 {
+		encryptBlocksARMv8(c.rounds, &c.enc[0], &dst[0], &src[0], len(src)/16)
+		return
+	}
+	encryptBlocksGeneric(c, dst, src)
+}
+
+func (c *Cipher) decryptBlocks(dst, src []byte) {
+	if c.impl == implARMv8 {
+		decryptBlocksARMv8(c.rounds, &c.dec[0], &dst[0], &src[0], len(src)/16)
+		return
+	}
+	decryptBlocksGeneric(c, dst, src)
+}
+
+func (c *Cipher) encryptXTS(dst, src, tweaks []byte, sectorSize int) {
+	if c.impl == implARMv8 {
+		encryptXTSARMv8(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+		return
+	}
+	xtsGeneric(c, dst, src, tweaks, sectorSize, false)
+}
+
+func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
+	if c.impl == implARMv8 {
+		decryptXTSARMv8(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+		return
+	}
+	xtsGeneric(c, dst, src, tweaks, sectorSize, true)
+}

@@ -1,0 +1,31 @@
+package aes
+
+// implementation names one code path; Cipher records the one it was built
+// for, so tests can force each path the CPU supports on the same vectors.
+type implementation int
+
+const (
+	implGeneric implementation = iota
+	implAESNI
+	implVAES
+	implARMv8
+)
+
+func (i implementation) String() string {
+	switch i {
+	case implAESNI:
+		return "aes-ni"
+	case implVAES:
+		return "vaes-avx512"
+	case implARMv8:
+		return "armv8-ce"
+	}
+	return "generic-bitsliced"
+}
+
+// defaultImpl is the fastest path this CPU supports, set at start-up.
+var defaultImpl = bestImpl()
+
+// Implementation names the code path New uses on this CPU: "vaes-avx512",
+// "aes-ni", "armv8-ce" or "generic-bitsliced".
+func Implementation() string { return defaultImpl.String() }
