@@ -1,0 +1,496 @@
+package fat
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf16"
+)
+
+// dirCache is a directory held in memory: its raw slots exactly as they
+// are on disk (plus new entries not yet committed), and an index of its
+// live entries by name. Every change is made to data and then written out
+// sector by sector in an order that keeps the directory valid on disk
+// after each single write.
+type dirCache struct {
+	fs     *FS
+	fixed  bool  // the FAT12/16 root directory region
+	ch     chain // clusters (not for the fixed root)
+	data   []byte
+	parent *dirCache // nil for the root
+	self   *entry    // this directory's entry in parent; nil for the root
+
+	byKey  map[string]*entry // folded long and short names
+	clash  int               // names that map to a key held by another entry
+	shorts map[shortName]*entry
+	live   map[*entry]struct{}
+	// pending holds new entries whose slots have never been written. Until
+	// they are, their first slot reads 0x00 on disk, which would hide every
+	// entry after it; writeSlots writes them (as empty files) before
+	// anything that follows them.
+	pending map[*entry]struct{}
+	end     int // first slot after the last one ever used (the 0x00 end marker)
+	free    int // deleted slots before end
+	dotdot  int // slot of the ".." entry, -1 if none
+	bad     []string
+	orphans int    // long-name slots that belong to no entry (harmless)
+	label   string // volume label entry (root only)
+}
+
+func (d *dirCache) slots() int { return len(d.data) / 32 }
+
+func (d *dirCache) slotsPerSector() int { return d.fs.g.bytesPerSector / 32 }
+
+// firstCluster is the directory's first cluster (0 for the fixed root).
+func (d *dirCache) firstCluster() uint32 { return d.ch.first() }
+
+// parse builds the index from data. Entries that cannot be valid are
+// recorded in bad (and left out of the index); long names whose slots do
+// not fit together are dropped in favour of the short name.
+func (d *dirCache) parse() {
+	d.byKey = make(map[string]*entry)
+	d.clash = 0
+	d.shorts = make(map[shortName]*entry)
+	d.live = make(map[*entry]struct{})
+	d.pending = make(map[*entry]struct{})
+	d.dotdot = -1
+	d.bad = nil
+	d.orphans = 0
+	d.free = 0
+	fat32 := d.fs.g.typ == FAT32
+	isRoot := d.parent == nil
+
+	var lfn []uint16
+	lfnSeq, lfnSum, lfnFirst := 0, byte(0), 0
+	n := d.slots()
+	d.end = n
+	for i := 0; i < n; i++ {
+		p := d.data[i*32 : i*32+32]
+		switch p[0] {
+		case 0:
+			d.end = i
+			return
+		case slotDeleted:
+			d.free++
+			if lfnSeq != 0 {
+				d.orphans++
+			}
+			lfnSeq = 0
+			continue
+		}
+		if p[11]&0x3F == attrLFN {
+			seq := int(p[0] & 0x1F)
+			switch {
+			case p[0]&0x40 != 0 && seq >= 1 && seq <= 20:
+				if lfnSeq != 0 {
+					d.orphans++
+				}
+				lfn = lfn[:0]
+				for k := 0; k < seq*lfnUnits; k++ {
+					lfn = append(lfn, 0xFFFF)
+				}
+				lfnSeq, lfnSum, lfnFirst = seq, p[13], i
+			case lfnSeq > 1 && seq == lfnSeq-1 && p[13] == lfnSum:
+				lfnSeq = seq
+			default:
+				lfnSeq = 0 // an orphaned piece of a long name: ignored
+				d.orphans++
+				continue
+			}
+			for k := 0; k < lfnUnits; k++ {
+				o := lfnOffsets[k]
+				lfn[(seq-1)*lfnUnits+k] = uint16(p[o]) | uint16(p[o+1])<<8
+			}
+			continue
+		}
+		e := &entry{dir: d, slot: i, nslots: 1}
+		e.decodeShort(p)
+		if !fat32 {
+			e.start &= 0xFFFF
+		}
+		if e.attr&attrVolumeLabel != 0 && e.attr&AttrDir == 0 {
+			if isRoot && d.label == "" {
+				d.label = strings.TrimRight(string(e.short[:]), " ")
+			}
+			lfnSeq = 0
+			continue
+		}
+		if e.short[0] == '.' {
+			switch {
+			case !isRoot && i == 0 && string(e.short[:]) == ".          ":
+			case !isRoot && i == 1 && string(e.short[:]) == "..         ":
+				d.dotdot = i
+			default:
+				d.bad = append(d.bad, fmt.Sprintf("slot %d: dot entry %q out of place", i, e.short.String()))
+			}
+			lfnSeq = 0
+			continue
+		}
+		if lfnSeq != 0 && (lfnSeq != 1 || lfnSum != lfnChecksum(e.short)) {
+			d.orphans++
+		}
+		if lfnSeq == 1 && lfnSum == lfnChecksum(e.short) {
+			units := lfn
+			for k, u := range units {
+				if u == 0 {
+					units = units[:k]
+					break
+				}
+			}
+			e.name = string(utf16.Decode(units))
+			e.nslots = i - lfnFirst + 1
+		}
+		lfnSeq = 0
+		if e.name == "" {
+			e.name = decodeShortName(e.short, e.nt)
+		}
+		if why := d.checkEntry(e); why != "" {
+			d.bad = append(d.bad, fmt.Sprintf("slot %d (%q): %s", i, e.name, why))
+			continue
+		}
+		e.key = foldName(e.name)
+		d.index(e)
+	}
+}
+
+// checkEntry returns why an 8.3 slot cannot be a valid entry, or "".
+func (d *dirCache) checkEntry(e *entry) string {
+	for k, c := range e.short {
+		if c < 0x20 && !(k == 0 && c == 0x05) || c == 0x7F || strings.IndexByte(`*?<>|"\/:`, c) >= 0 {
+			return fmt.Sprintf("invalid character 0x%02x in short name", c)
+		}
+	}
+	if e.short[0] == ' ' {
+		return "short name starts with a space"
+	}
+	t := d.fs.fat
+	if e.start != 0 && !t.valid(e.start) {
+		return fmt.Sprintf("first cluster %d outside 2..%d", e.start, t.count-1)
+	}
+	if e.isDir() && e.start == 0 {
+		return "directory without a cluster"
+	}
+	if !e.isDir() && e.start == 0 && e.size != 0 {
+		return fmt.Sprintf("file of %d bytes without a cluster", e.size)
+	}
+	return ""
+}
+
+// index adds e to the lookup tables. Two entries whose names fold to the
+// same key cannot be created here but can be found on disks written by
+// others; the first one keeps the key and the clash is counted.
+func (d *dirCache) index(e *entry) {
+	e.dir = d
+	d.live[e] = struct{}{}
+	d.addKey(e.key, e)
+	d.addKey(foldName(decodeShortName(e.short, 0)), e)
+	d.shorts[e.short] = e
+}
+
+func (d *dirCache) addKey(k string, e *entry) {
+	if o, dup := d.byKey[k]; !dup {
+		d.byKey[k] = e
+	} else if o != e {
+		d.clash++
+	}
+}
+
+// unindex removes e from the lookup tables.
+func (d *dirCache) unindex(e *entry) {
+	delete(d.live, e)
+	for _, k := range []string{e.key, foldName(decodeShortName(e.short, 0))} {
+		if d.byKey[k] == e {
+			delete(d.byKey, k)
+		}
+	}
+	if d.shorts[e.short] == e {
+		delete(d.shorts, e.short)
+	}
+	if d.clash > 0 {
+		// A name e shadowed may be free now: rebuild the keys.
+		d.byKey = make(map[string]*entry, len(d.live))
+		d.clash = 0
+		for o := range d.live {
+			d.addKey(o.key, o)
+			d.addKey(foldName(decodeShortName(o.short, 0)), o)
+		}
+	}
+}
+
+// lookup finds a live entry by long or short name, ignoring case.
+func (d *dirCache) lookup(name string) *entry {
+	return d.byKey[foldName(name)]
+}
+
+// corrupt reports whether the directory holds invalid entries, in which
+// case it is not modified (a garbage directory is no place to write).
+func (d *dirCache) corrupt() error {
+	if len(d.bad) == 0 {
+		return nil
+	}
+	more := ""
+	if len(d.bad) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(d.bad)-1)
+	}
+	return corruptf("directory %s: %s%s", d.path(), d.bad[0], more)
+}
+
+// path returns the directory's path for messages.
+func (d *dirCache) path() string {
+	if d.parent == nil {
+		return "/"
+	}
+	p := d.parent.path()
+	if p == "/" {
+		return "/" + d.self.name
+	}
+	return p + "/" + d.self.name
+}
+
+// slotOffset returns the device offset of slot i.
+func (d *dirCache) slotOffset(i int) int64 {
+	g := d.fs.g
+	if d.fixed {
+		return g.rootDirOffset + int64(i)*32
+	}
+	byteOff := int64(i) * 32
+	c, _ := d.ch.at(uint32(byteOff / int64(g.clusterSize)))
+	return g.clusterOffset(c) + byteOff%int64(g.clusterSize)
+}
+
+// writeSlots writes the sectors holding slots from..to-1, first to last,
+// preceded by the sectors of any never-written new entry placed before to.
+func (d *dirCache) writeSlots(from, to int) error {
+	for p := range d.pending {
+		if p.firstSlot() < to {
+			if f := p.firstSlot(); f < from {
+				from = f
+			}
+			if p.slot+1 > to {
+				to = p.slot + 1
+			}
+		}
+	}
+	sps := d.slotsPerSector()
+	for s := from / sps; s <= (to-1)/sps; s++ {
+		lo, hi := s*sps, (s+1)*sps
+		if hi > d.slots() {
+			hi = d.slots()
+		}
+		if err := d.fs.writeAt(d.data[lo*32:hi*32], d.slotOffset(lo)); err != nil {
+			return err
+		}
+	}
+	for p := range d.pending {
+		if p.firstSlot() >= (from/sps)*sps && p.slot < ((to-1)/sps+1)*sps {
+			delete(d.pending, p)
+		}
+	}
+	return nil
+}
+
+// writeEntry writes the slots of e; when they span sectors, the long-name
+// sectors go first and the 8.3 slot (which makes the entry exist) last.
+func (d *dirCache) writeEntry(e *entry) error {
+	return d.writeSlots(e.firstSlot(), e.slot+1)
+}
+
+// place finds room for k consecutive slots, growing the directory if
+// needed, and returns the first slot. Slots it skips at the end are marked
+// deleted on disk, and the slot after the run is made an end marker, both
+// before the run itself is ever written.
+func (d *dirCache) place(k int) (int, error) {
+	sps := d.slotsPerSector()
+	fits := func(s int) bool { return k > sps || s/sps == (s+k-1)/sps }
+	// Reuse deleted slots first: the last k slots of a run of deleted
+	// ones, sliding until they sit in one sector.
+	if d.free >= k {
+		runLen := 0
+		for i := 0; i < d.end; i++ {
+			if d.data[i*32] != slotDeleted {
+				runLen = 0
+				continue
+			}
+			runLen++
+			if runLen >= k && fits(i-k+1) {
+				return i - k + 1, nil
+			}
+		}
+	}
+	for {
+		s := d.end
+		if !fits(s) {
+			s = (s/sps + 1) * sps
+		}
+		if s+k <= d.slots() {
+			if err := d.claimTail(s, k); err != nil {
+				return 0, err
+			}
+			return s, nil
+		}
+		if err := d.grow(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// claimTail prepares slots s..s+k-1 at or after the end marker: the skipped
+// slots become deleted ones, and the slot after the run an end marker.
+func (d *dirCache) claimTail(s, k int) error {
+	from := d.end
+	for i := d.end; i < s; i++ {
+		p := d.data[i*32 : i*32+32]
+		for j := range p {
+			p[j] = 0
+		}
+		p[0] = slotDeleted
+		d.free++
+	}
+	if s > from {
+		if err := d.writeSlots(from, s); err != nil {
+			return err
+		}
+	}
+	if e := s + k; e < d.slots() && d.data[e*32] != 0 {
+		d.data[e*32] = 0
+		if err := d.writeSlots(e, e+1); err != nil {
+			return err
+		}
+	}
+	d.end = s + k
+	return nil
+}
+
+// maxDirSlots is the largest directory FAT allows (2 MiB of slots).
+const maxDirSlots = 65536
+
+// grow appends a zeroed cluster: it is zeroed on disk first, then linked
+// into the chain, so the directory never shows garbage.
+func (d *dirCache) grow() error {
+	fs := d.fs
+	if d.fixed {
+		return fmt.Errorf("%w: root directory is full (%d entries)", ErrNoSpace, d.slots())
+	}
+	if d.slots()+fs.g.clusterSize/32 > maxDirSlots {
+		return fmt.Errorf("%w: directory %s has reached %d entries", ErrNoSpace, d.path(), maxDirSlots)
+	}
+	runs, err := fs.allocate(1, d.ch.last())
+	if err != nil {
+		return err
+	}
+	c := runs[0].first
+	if err := fs.writeAt(fs.zeroCluster(), fs.g.clusterOffset(c)); err != nil {
+		return err
+	}
+	fs.fat.set(d.ch.last(), c)
+	if err := fs.flushFAT(); err != nil {
+		return err
+	}
+	d.ch.add(run{first: c, count: 1})
+	d.data = append(d.data, make([]byte, fs.g.clusterSize)...)
+	return nil
+}
+
+// add creates an entry for name with the given attributes and metadata
+// template. With pending set, nothing is written: the entry exists in
+// memory and reaches the disk when it is committed.
+func (d *dirCache) add(name string, tmpl *entry, pending bool, exclude *entry) (*entry, error) {
+	taken := func(s shortName) bool {
+		o, ok := d.shorts[s]
+		return ok && o != exclude
+	}
+	short, nt, needLFN, err := makeShortName(name, taken)
+	if err != nil {
+		return nil, err
+	}
+	k := 1
+	if needLFN {
+		k += lfnSlots(name)
+	}
+	s, err := d.place(k)
+	if err != nil {
+		return nil, err
+	}
+	e := &entry{}
+	*e = *tmpl
+	e.dir, e.name, e.key, e.short, e.nt = d, name, foldName(name), short, nt
+	e.slot, e.nslots = s+k-1, k
+	e.node, e.pending = nil, pending
+	if needLFN {
+		encodeLFN(d.data[s*32:(s+k-1)*32], name, lfnChecksum(short))
+	}
+	e.encodeShort(d.data[e.slot*32 : e.slot*32+32])
+	d.index(e)
+	if pending {
+		d.pending[e] = struct{}{}
+		return e, nil
+	}
+	if err := d.writeEntry(e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// respell gives e a new name that differs only in case, rewriting its
+// slots in place when the new name needs as many slots (one sector write
+// when they share a sector). It reports false when it cannot.
+func (d *dirCache) respell(e *entry, name string) (bool, error) {
+	short, nt, needLFN, err := makeShortName(name, func(s shortName) bool {
+		o, ok := d.shorts[s]
+		return ok && o != e
+	})
+	if err != nil {
+		return false, err
+	}
+	k := 1
+	if needLFN {
+		k += lfnSlots(name)
+	}
+	if k != e.nslots {
+		return false, nil
+	}
+	d.unindex(e)
+	e.name, e.key, e.short, e.nt = name, foldName(name), short, nt
+	first := e.firstSlot()
+	if needLFN {
+		encodeLFN(d.data[first*32:e.slot*32], name, lfnChecksum(short))
+	}
+	d.index(e)
+	e.encodeShort(d.data[e.slot*32 : e.slot*32+32])
+	return true, d.writeEntry(e)
+}
+
+// update rewrites e's 8.3 slot from its fields (one sector write).
+func (d *dirCache) update(e *entry) error {
+	e.encodeShort(d.data[e.slot*32 : e.slot*32+32])
+	if e.pending {
+		e.pending = false
+		return d.writeEntry(e)
+	}
+	if _, unwritten := d.pending[e]; unwritten {
+		return d.writeEntry(e)
+	}
+	return d.writeSlots(e.slot, e.slot+1)
+}
+
+// remove deletes e's slots: the 8.3 slot's sector is written first, so
+// the entry vanishes in one write even when its long name spans sectors.
+func (d *dirCache) remove(e *entry) error {
+	first := e.firstSlot()
+	for i := first; i <= e.slot; i++ {
+		d.data[i*32] = slotDeleted
+	}
+	d.free += e.nslots
+	d.unindex(e)
+	e.pending = false
+	sps := d.slotsPerSector()
+	if err := d.writeSlots(e.slot, e.slot+1); err != nil {
+		return err
+	}
+	if first/sps != e.slot/sps {
+		return d.writeSlots(first, (e.slot/sps)*sps)
+	}
+	return nil
+}
+
+// isEmpty reports whether the directory has no live entries.
+func (d *dirCache) isEmpty() bool { return len(d.live) == 0 }

@@ -1,0 +1,288 @@
+package fat
+
+import "fmt"
+
+// node is the state shared by all open handles of one file: its cluster
+// chain and what still has to reach the disk.
+//
+// How a file's changes reach the disk, in order (see doc.go for why):
+//   - data is written into clusters as Write is called;
+//   - on commit (Sync, Close, or any operation that must see the file as
+//     it is on disk): first the FAT, so every new cluster and link is
+//     durable; then the directory entry with the new first cluster, size
+//     and time, in one sector write; then, if the file was truncated to
+//     zero and rewritten, the old chain is freed.
+type node struct {
+	ent       *entry
+	ch        chain
+	diskStart uint32 // first cluster as the directory entry on disk has it
+	oldStart  uint32 // chain to free once the entry no longer points to it
+	refs      int
+	dirty     bool // the entry on disk is stale
+	removed   bool // the entry is gone; free the chain at the last close
+}
+
+// openNode returns the shared node of file entry e, loading and checking
+// its chain.
+func (fs *FS) openNode(e *entry) (*node, error) {
+	if e.node != nil {
+		return e.node, nil
+	}
+	ch, err := fs.fat.loadChain(e.start)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.name, err)
+	}
+	cs := int64(fs.g.clusterSize)
+	if need := (int64(e.size) + cs - 1) / cs; int64(ch.n) < need {
+		return nil, corruptf("%s: size %d bytes needs %d clusters but its chain has %d", e.name, e.size, need, ch.n)
+	}
+	n := &node{ent: e, ch: ch, diskStart: e.start}
+	e.node = n
+	return n, nil
+}
+
+func (fs *FS) markDirty(n *node) {
+	n.dirty = true
+	fs.dirty[n] = struct{}{}
+}
+
+// commit writes n's pending changes: FAT first, then the directory entry,
+// then frees a chain the entry no longer refers to.
+func (fs *FS) commit(n *node) error {
+	if !n.dirty {
+		return nil
+	}
+	if n.removed {
+		n.dirty = false
+		delete(fs.dirty, n)
+		return nil
+	}
+	if err := fs.flushFAT(); err != nil {
+		return err
+	}
+	e := n.ent
+	e.start = n.ch.first()
+	if err := e.dir.update(e); err != nil {
+		return err
+	}
+	n.diskStart = e.start
+	if n.oldStart != 0 {
+		fs.fat.releaseChain(n.oldStart)
+		n.oldStart = 0
+		if err := fs.flushFAT(); err != nil {
+			return err
+		}
+	}
+	n.dirty = false
+	delete(fs.dirty, n)
+	return nil
+}
+
+// orphan marks an open node whose entry is gone: its clusters stay in use
+// until the last handle closes (and show as lost clusters on disk until
+// then, or after a crash).
+func (fs *FS) orphan(n *node) {
+	n.removed = true
+	fs.orphans[n] = struct{}{}
+}
+
+// hold adds a reference.
+func (fs *FS) hold(n *node) {
+	if n.refs == 0 {
+		fs.openNodes++
+	}
+	n.refs++
+}
+
+// release drops one reference; the last one of a removed file frees its
+// clusters.
+func (fs *FS) release(n *node) error {
+	n.refs--
+	if n.refs > 0 {
+		return nil
+	}
+	fs.openNodes--
+	if n.ent != nil && n.ent.node == n {
+		n.ent.node = nil
+	}
+	if !n.removed {
+		return nil
+	}
+	if c := n.ch.first(); c != 0 {
+		fs.fat.releaseChain(c)
+	}
+	if n.oldStart != 0 {
+		fs.fat.releaseChain(n.oldStart)
+		n.oldStart = 0
+	}
+	delete(fs.dirty, n)
+	delete(fs.orphans, n)
+	return fs.flushFAT()
+}
+
+// grow makes the chain at least clusters long, allocating near its end.
+func (fs *FS) grow(n *node, clusters uint32) error {
+	if n.ch.n >= clusters {
+		return nil
+	}
+	runs, err := fs.allocate(clusters-n.ch.n, n.ch.last())
+	if err != nil {
+		return err
+	}
+	if last := n.ch.last(); last != 0 {
+		fs.fat.set(last, runs[0].first)
+	}
+	for _, r := range runs {
+		n.ch.add(r)
+	}
+	n.ent.start = n.ch.first()
+	return nil
+}
+
+// writeData writes p at byte offset off of n's chain, which must already
+// be long enough.
+func (fs *FS) writeData(n *node, p []byte, off int64) error {
+	cs := int64(fs.g.clusterSize)
+	for len(p) > 0 {
+		c, contig := n.ch.at(uint32(off / cs))
+		within := off % cs
+		k := int64(contig)*cs - within
+		if k > int64(len(p)) {
+			k = int64(len(p))
+		}
+		if err := fs.writeAt(p[:k], fs.g.clusterOffset(c)+within); err != nil {
+			return err
+		}
+		p = p[k:]
+		off += k
+	}
+	return nil
+}
+
+// readData reads len(p) bytes at offset off of n's chain.
+func (fs *FS) readData(n *node, p []byte, off int64) error {
+	cs := int64(fs.g.clusterSize)
+	for len(p) > 0 {
+		c, contig := n.ch.at(uint32(off / cs))
+		within := off % cs
+		k := int64(contig)*cs - within
+		if k > int64(len(p)) {
+			k = int64(len(p))
+		}
+		if err := fs.readAt(p[:k], fs.g.clusterOffset(c)+within); err != nil {
+			return err
+		}
+		p = p[k:]
+		off += k
+	}
+	return nil
+}
+
+// zeroFill writes zeros over bytes from..to-1 of n (allocated already).
+func (fs *FS) zeroFill(n *node, from, to int64) error {
+	z := fs.zeroCluster()
+	for from < to {
+		k := to - from
+		if k > int64(len(z)) {
+			k = int64(len(z))
+		}
+		if err := fs.writeData(n, z[:k], from); err != nil {
+			return err
+		}
+		from += k
+	}
+	return nil
+}
+
+// maxFileSize is the largest size a directory entry can hold.
+const maxFileSize = 0xFFFFFFFF
+
+// writeAtNode writes p at off, growing the file as needed.
+func (fs *FS) writeAtNode(n *node, p []byte, off int64) error {
+	end := off + int64(len(p))
+	if end > maxFileSize {
+		return fmt.Errorf("%w: writing to %d", ErrFileTooLarge, end)
+	}
+	size := int64(n.ent.size)
+	cs := int64(fs.g.clusterSize)
+	if err := fs.grow(n, uint32((end+cs-1)/cs)); err != nil {
+		return err
+	}
+	if off > size {
+		if err := fs.zeroFill(n, size, off); err != nil {
+			return err
+		}
+	}
+	if err := fs.writeData(n, p, off); err != nil {
+		return err
+	}
+	if end > size {
+		n.ent.size = uint32(end)
+	}
+	n.ent.setModified(fs.now(), fs.loc)
+	n.ent.attr |= AttrArchive
+	fs.markDirty(n)
+	return nil
+}
+
+// truncate sets n's size.
+func (fs *FS) truncate(n *node, size int64) error {
+	if size < 0 {
+		return errInvalid
+	}
+	if size > maxFileSize {
+		return fmt.Errorf("%w: truncating to %d", ErrFileTooLarge, size)
+	}
+	old := int64(n.ent.size)
+	cs := int64(fs.g.clusterSize)
+	switch {
+	case size == old:
+		return nil
+	case size > old:
+		if err := fs.grow(n, uint32((size+cs-1)/cs)); err != nil {
+			return err
+		}
+		if err := fs.zeroFill(n, old, size); err != nil {
+			return err
+		}
+		n.ent.size = uint32(size)
+	case size == 0:
+		// Keep the committed chain until the entry stops pointing to it:
+		// a crash before the next commit leaves the old content intact.
+		if c := n.ch.first(); c != 0 {
+			if c == n.diskStart && n.oldStart == 0 {
+				n.oldStart = c
+			} else if c != n.diskStart {
+				fs.fat.releaseChain(c) // never referenced from disk
+			}
+		}
+		n.ch = chain{}
+		n.ent.start = 0
+		n.ent.size = 0
+	default:
+		// Shrink: the entry with the smaller size goes to disk first, then
+		// the chain is cut, so a crash in between leaves a chain that is
+		// merely longer than its file.
+		n.ent.size = uint32(size)
+		n.ent.setModified(fs.now(), fs.loc)
+		fs.markDirty(n)
+		if err := fs.commit(n); err != nil {
+			return err
+		}
+		keep := uint32((size + cs - 1) / cs)
+		if keep < n.ch.n {
+			last, _ := n.ch.at(keep - 1)
+			next := fs.fat.get(last)
+			fs.fat.set(last, fs.fat.eocMark())
+			if fs.fat.valid(next) {
+				fs.fat.releaseChain(next)
+			}
+			n.ch.truncate(keep)
+		}
+		return fs.flushFAT()
+	}
+	n.ent.setModified(fs.now(), fs.loc)
+	n.ent.attr |= AttrArchive
+	fs.markDirty(n)
+	return nil
+}
