@@ -1,0 +1,6 @@
+//go:build slow
+
+package kdf
+
+// slowTests enables the tests that take tens of seconds (go test -tags slow).
+const slowTests = true
