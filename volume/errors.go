@@ -1,0 +1,26 @@
+package volume
+
+import "errors"
+
+// Sentinel errors; drivers wrap them with detail and callers test them with
+// errors.Is. The CLI maps them to its documented exit codes.
+var (
+	// ErrWrongPassword: no header decrypted with the credentials given (wrong
+	// password, keyfile or PIM), or the file is not a volume of a known format.
+	// TrueCrypt headers are indistinguishable from random data, so the two
+	// cases cannot be told apart.
+	ErrWrongPassword = errors.New("wrong password, keyfile or PIM, or not a recognised volume")
+	// ErrDamaged: the header was recognised but is inconsistent.
+	ErrDamaged = errors.New("damaged volume")
+	// ErrUnsupported: a recognised volume using a feature this build lacks.
+	ErrUnsupported = errors.New("unsupported volume")
+	// ErrReadOnly: a write to a volume opened read-only.
+	ErrReadOnly = errors.New("volume is read-only")
+	// ErrProtected: a write refused because it would land in the hidden
+	// volume that --protect-hidden protects.
+	ErrProtected = errors.New("write refused: it would overwrite the protected hidden volume")
+	// ErrOutOfRange: an access beyond the end of the data area.
+	ErrOutOfRange = errors.New("access beyond the end of the volume")
+	// ErrExists: a create that would overwrite an existing file.
+	ErrExists = errors.New("file exists")
+)

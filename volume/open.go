@@ -1,0 +1,108 @@
+package volume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Open unlocks the volume in the file or block device at path with default
+// options (auto-detected format, read-write).
+func Open(path string, c Credentials) (*Volume, error) {
+	return OpenWith(context.Background(), path, c, Options{})
+}
+
+// OpenWith unlocks the volume at path. The context cancels a slow key
+// derivation.
+func OpenWith(ctx context.Context, path string, c Credentials, o Options) (*Volume, error) {
+	dev, err := OpenDevice(path, o.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	var hdr Device = dev
+	if o.Header != "" {
+		h, err := OpenDevice(o.Header, o.ReadOnly)
+		if err != nil {
+			dev.Close()
+			return nil, err
+		}
+		hdr = h
+	}
+	v, err := OpenDeviceWith(ctx, dev, hdr, c, o)
+	if err != nil {
+		if hdr != Device(dev) {
+			hdr.(*FileDevice).Close()
+		}
+		dev.Close()
+		return nil, err
+	}
+	v.closers = append(v.closers, dev.Close)
+	if hdr != Device(dev) {
+		v.closers = append(v.closers, hdr.(*FileDevice).Close)
+	}
+	return v, nil
+}
+
+// OpenDeviceWith unlocks a volume on an already open device; hdr is the
+// device holding the header (dev itself unless the header is detached).
+// Closing the Volume does not close the devices.
+func OpenDeviceWith(ctx context.Context, dev, hdr Device, c Credentials, o Options) (*Volume, error) {
+	if hdr == nil {
+		hdr = dev
+	}
+	head := make([]byte, 4096)
+	n, err := hdr.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("reading header: %w", err)
+	}
+	head = head[:n]
+	ds, err := candidates(o.Type, head)
+	if err != nil {
+		return nil, err
+	}
+	req := &Request{Dev: dev, Header: hdr, Creds: c, Opts: o}
+	var firstErr error
+	for _, d := range ds {
+		u, err := d.Unlock(ctx, req)
+		if err == nil {
+			return newVolume(dev, u, o)
+		}
+		if !errors.Is(err, ErrWrongPassword) {
+			return nil, err
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return nil, firstErr
+}
+
+// FileDevice is a Device over an *os.File (a regular file or a block
+// device, whose size is found by seeking to its end).
+type FileDevice struct {
+	*os.File
+	size int64
+}
+
+// OpenDevice opens path as a Device.
+func OpenDevice(path string, readOnly bool) (*FileDevice, error) {
+	flag := os.O_RDWR
+	if readOnly {
+		flag = os.O_RDONLY
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		return nil, err
+	}
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &FileDevice{File: f, size: size}, nil
+}
+
+// Size is the device size in bytes at open time.
+func (d *FileDevice) Size() int64 { return d.size }

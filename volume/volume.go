@@ -1,0 +1,231 @@
+package volume
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/cryptvol/cryptvol/sector"
+)
+
+// Volume is an unlocked volume: an io.ReaderAt and io.WriterAt over the
+// decrypted data area, whatever the format. Offsets are relative to the
+// start of the data area. It is safe for concurrent use.
+type Volume struct {
+	dev      Device
+	mode     sector.Mode
+	u        *Unlocked
+	ss       int64
+	size     int64
+	readOnly bool
+	closers  []func() error
+	// stripes serialise read-modify-write of partial sectors.
+	stripes [64]sync.Mutex
+	closed  bool
+	mu      sync.Mutex
+}
+
+// scratchSize bounds the buffer one write encrypts before writing it out.
+const scratchSize = 1 << 20
+
+var scratchPool = sync.Pool{New: func() any { b := make([]byte, scratchSize); return &b }}
+
+// New makes a Volume from a driver's Unlocked description, for drivers that
+// create volumes (and so know the keys without deriving them again).
+// Closing the Volume does not close dev.
+func New(dev Device, u *Unlocked, o Options) (*Volume, error) { return newVolume(dev, u, o) }
+
+func newVolume(dev Device, u *Unlocked, o Options) (*Volume, error) {
+	ss := u.Mode.SectorSize()
+	if ss <= 0 || scratchSize%ss != 0 || u.DataSize%int64(ss) != 0 || u.DataOffset < 0 {
+		return nil, fmt.Errorf("%w: inconsistent data area (sector %d, size %d)", ErrDamaged, ss, u.DataSize)
+	}
+	if u.DataOffset+u.DataSize > dev.Size() {
+		o.warn(fmt.Sprintf("the data area ends %d bytes beyond the end of the file: the container is truncated", u.DataOffset+u.DataSize-dev.Size()))
+	}
+	v := &Volume{
+		dev:      dev,
+		mode:     sector.Parallel(u.Mode, runtime.GOMAXPROCS(0)),
+		u:        u,
+		ss:       int64(ss),
+		size:     u.DataSize,
+		readOnly: o.ReadOnly || u.ReadOnly,
+	}
+	v.u.Info.ReadOnly = v.readOnly
+	return v, nil
+}
+
+// Size is the size of the decrypted data area in bytes.
+func (v *Volume) Size() int64 { return v.size }
+
+// SectorSize is the encryption sector size in bytes.
+func (v *Volume) SectorSize() int { return int(v.ss) }
+
+// Info describes the volume. The master key is not included.
+func (v *Volume) Info() Info { return v.u.Info }
+
+// MasterKey returns a copy of the master key (for `info --show-key`).
+func (v *Volume) MasterKey() []byte { return append([]byte(nil), v.u.MasterKey...) }
+
+// ReadOnly reports whether writes are refused.
+func (v *Volume) ReadOnly() bool { return v.readOnly }
+
+// ReadAt reads decrypted bytes of the data area.
+func (v *Volume) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("volume: negative offset %d", off)
+	}
+	if off >= v.size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	n := len(p)
+	var tail error
+	if int64(n) > v.size-off {
+		n = int(v.size - off)
+		tail = io.EOF
+	}
+	done := 0
+	for done < n {
+		pos := off + int64(done)
+		if pos%v.ss == 0 && int64(n-done) >= v.ss {
+			// Whole sectors decrypt straight into p.
+			k := int(int64(n-done) / v.ss * v.ss)
+			if err := v.readSectors(p[done:done+k], pos); err != nil {
+				return done, err
+			}
+			done += k
+			continue
+		}
+		bp := scratchPool.Get().(*[]byte)
+		sec := pos - pos%v.ss
+		buf := (*bp)[:v.ss]
+		err := v.readSectors(buf, sec)
+		if err == nil {
+			done += copy(p[done:n], buf[pos-sec:])
+		}
+		scratchPool.Put(bp)
+		if err != nil {
+			return done, err
+		}
+	}
+	return n, tail
+}
+
+// readSectors reads and decrypts whole sectors at data-area offset pos.
+func (v *Volume) readSectors(dst []byte, pos int64) error {
+	n, err := v.dev.ReadAt(dst, v.u.DataOffset+pos)
+	if n < len(dst) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%w: the container file ends inside the data area (truncated)", ErrDamaged)
+		}
+		return err
+	}
+	v.mode.Decrypt(dst, dst, v.u.FirstSector+uint64(pos/v.ss))
+	return nil
+}
+
+// WriteAt encrypts and writes p at data-area offset off. Nothing is written
+// if the range is out of bounds, the volume is read-only or the range
+// touches a protected hidden volume.
+func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
+	if v.readOnly {
+		return 0, ErrReadOnly
+	}
+	if off < 0 || off+int64(len(p)) > v.size {
+		return 0, fmt.Errorf("%w: write of %d bytes at %d, volume size %d", ErrOutOfRange, len(p), off, v.size)
+	}
+	if ps := v.u.ProtectedSize; ps > 0 && off < v.u.ProtectedOffset+ps && off+int64(len(p)) > v.u.ProtectedOffset {
+		return 0, ErrProtected
+	}
+	done := 0
+	for done < len(p) {
+		pos := off + int64(done)
+		if pos%v.ss == 0 && int64(len(p)-done) >= v.ss {
+			k := int(int64(len(p)-done) / v.ss * v.ss)
+			if k > scratchSize {
+				k = scratchSize
+			}
+			if err := v.writeSectors(p[done:done+k], pos); err != nil {
+				return done, err
+			}
+			done += k
+			continue
+		}
+		k, err := v.writePartial(p[done:], pos)
+		done += k
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// writeSectors encrypts whole sectors of src (≤ scratchSize) into a scratch
+// buffer and writes them; the caller's buffer is never modified.
+func (v *Volume) writeSectors(src []byte, pos int64) error {
+	bp := scratchPool.Get().(*[]byte)
+	defer scratchPool.Put(bp)
+	buf := (*bp)[:len(src)]
+	v.mode.Encrypt(buf, src, v.u.FirstSector+uint64(pos/v.ss))
+	_, err := v.dev.WriteAt(buf, v.u.DataOffset+pos)
+	return err
+}
+
+// writePartial does a read-modify-write of the one sector holding pos and
+// returns how many bytes of p it consumed.
+func (v *Volume) writePartial(p []byte, pos int64) (int, error) {
+	sec := pos - pos%v.ss
+	lock := &v.stripes[(sec/v.ss)%int64(len(v.stripes))]
+	lock.Lock()
+	defer lock.Unlock()
+	bp := scratchPool.Get().(*[]byte)
+	defer scratchPool.Put(bp)
+	buf := (*bp)[:v.ss]
+	if err := v.readSectors(buf, sec); err != nil {
+		return 0, err
+	}
+	k := copy(buf[pos-sec:], p)
+	v.mode.Encrypt(buf, buf, v.u.FirstSector+uint64(sec/v.ss))
+	_, err := v.dev.WriteAt(buf, v.u.DataOffset+sec)
+	if err != nil {
+		return 0, err
+	}
+	return k, nil
+}
+
+// Sync flushes written data to stable storage.
+func (v *Volume) Sync() error { return v.dev.Sync() }
+
+// Close wipes the keys and closes the files Open opened. It is safe to
+// call more than once.
+func (v *Volume) Close() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		return nil
+	}
+	v.closed = true
+	var first error
+	if !v.readOnly {
+		first = v.dev.Sync()
+	}
+	for i := range v.u.MasterKey {
+		v.u.MasterKey[i] = 0
+	}
+	if v.u.Close != nil {
+		if err := v.u.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, c := range v.closers {
+		if err := c(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
