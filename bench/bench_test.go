@@ -1,0 +1,274 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/cryptvol/cryptvol/ciphers"
+)
+
+// quick keeps the unit tests fast: the figures are only checked for being
+// sane, never for being fast (no test asserts wall time).
+const quick = 2 * time.Millisecond
+
+func TestCiphersAllChains(t *testing.T) {
+	var calls []int
+	rs, err := Ciphers(context.Background(), Options{
+		Buffer: 4096, Threads: 1, MinTime: quick,
+		Progress: func(done, total int) {
+			if total != 15 {
+				t.Errorf("progress total %d, want 15", total)
+			}
+			calls = append(calls, done)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 15 {
+		t.Fatalf("%d results, want one per VeraCrypt chain (15)", len(rs))
+	}
+	if len(calls) != 16 || calls[0] != 0 || calls[15] != 15 {
+		t.Errorf("progress calls %v, want 0..15", calls)
+	}
+	seen := map[string]bool{}
+	for i, r := range rs {
+		seen[r.Name] = true
+		if r.Mode != "xts" {
+			t.Errorf("%s: mode %q", r.Name, r.Mode)
+		}
+		if r.EncryptBPS <= 0 || r.DecryptBPS <= 0 || r.MeanBPS <= 0 {
+			t.Errorf("%s: non-positive speed %+v", r.Name, r)
+		}
+		if lo, hi := min(r.EncryptBPS, r.DecryptBPS), max(r.EncryptBPS, r.DecryptBPS); r.MeanBPS < lo || r.MeanBPS > hi {
+			t.Errorf("%s: mean %d outside [%d, %d]", r.Name, r.MeanBPS, lo, hi)
+		}
+		if i > 0 && rs[i-1].MeanBPS < r.MeanBPS {
+			t.Errorf("not sorted by mean: %s (%d) before %s (%d)", rs[i-1].Name, rs[i-1].MeanBPS, r.Name, r.MeanBPS)
+		}
+	}
+	for _, c := range ciphers.Chains() {
+		if !seen[c.Name] {
+			t.Errorf("no result for %s", c.Name)
+		}
+	}
+}
+
+// TestCiphersParallel runs a buffer large enough for sector.Parallel to
+// split it, with a filter.
+func TestCiphersParallel(t *testing.T) {
+	rs, err := Ciphers(context.Background(), Options{
+		Buffer: 256 << 10, Threads: 2, MinTime: quick,
+		Algorithms: []string{"aes", "Serpent-Twofish-AES", "AES"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 {
+		t.Fatalf("got %d results for two distinct names: %+v", len(rs), rs)
+	}
+	for _, r := range rs {
+		if r.Name != "AES" && r.Name != "Serpent-Twofish-AES" {
+			t.Errorf("unexpected result %q", r.Name)
+		}
+	}
+}
+
+func TestCiphersRejects(t *testing.T) {
+	for _, o := range []Options{
+		{Buffer: 1000},
+		{Buffer: 256},
+		{Buffer: -512},
+		{Threads: -1},
+		{Algorithms: []string{"Rot13"}},
+		{Algorithms: []string{"Blowfish"}}, // legacy 64-bit block: no XTS
+		{Algorithms: []string{"AES-Blowfish-Serpent"}},
+	} {
+		o.MinTime = quick
+		if _, err := Ciphers(context.Background(), o); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("%+v: err = %v, want ErrInvalidOption", o, err)
+		}
+	}
+}
+
+func TestCiphersCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Ciphers(ctx, Options{Buffer: 4096, MinTime: time.Second}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestKDFAllPRFs(t *testing.T) {
+	rs, err := KDF(context.Background(), Options{MinTime: quick, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"SHA-512", "Whirlpool", "SHA-256", "BLAKE2s-256", "Streebog", "RIPEMD-160", "Argon2id", "SHA-1"}
+	if len(rs) != len(want) {
+		t.Fatalf("%d results, want %d: %+v", len(rs), len(want), rs)
+	}
+	// VeraCrypt's published defaults (PIM 0), and TrueCrypt's for SHA-1.
+	iters := map[string]int{"SHA-512": 500000, "Whirlpool": 500000, "SHA-256": 500000, "BLAKE2s-256": 500000,
+		"Streebog": 500000, "RIPEMD-160": 655331, "Argon2id": 6, "SHA-1": 2000}
+	blocks := map[string]int{"SHA-512": 3, "Whirlpool": 3, "SHA-256": 6, "BLAKE2s-256": 6, "Streebog": 3, "RIPEMD-160": 10, "SHA-1": 10}
+	for i, r := range rs {
+		if r.PRF != want[i] {
+			t.Errorf("result %d is %q, want %q", i, r.PRF, want[i])
+		}
+		if !(r.IterationsPerSecond > 0) || !(r.HeaderSeconds > 0) || math.IsInf(r.HeaderSeconds, 0) {
+			t.Errorf("%s: non-positive figures %+v", r.PRF, r)
+		}
+		if r.HeaderIterations != iters[r.PRF] {
+			t.Errorf("%s: header iterations %d, want %d", r.PRF, r.HeaderIterations, iters[r.PRF])
+		}
+		switch r.PRF {
+		case "Argon2id":
+			if r.KDF != "argon2id" || r.HeaderMemoryKiB != 416<<10 || r.HeaderMethod != MethodScaled {
+				t.Errorf("Argon2id: %+v", r)
+			}
+		case "SHA-1":
+			if r.Format != "truecrypt" {
+				t.Errorf("SHA-1 format %q, want truecrypt", r.Format)
+			}
+		default:
+			if r.KDF != "pbkdf2" || r.Format != "veracrypt" || r.HeaderBlocks != blocks[r.PRF] || r.HeaderMethod != MethodEstimated {
+				t.Errorf("%s: %+v", r.PRF, r)
+			}
+			// The estimate is the documented formula: two cores share
+			// the blocks, so each computes ceil(blocks/2) of them.
+			perCore := (blocks[r.PRF] + 1) / 2
+			if est := float64(r.HeaderIterations) * float64(perCore) / r.IterationsPerSecond; math.Abs(est-r.HeaderSeconds) > 1e-9*est {
+				t.Errorf("%s: header time %g, formula gives %g", r.PRF, r.HeaderSeconds, est)
+			}
+		}
+	}
+}
+
+func TestKDFPIMAndFilter(t *testing.T) {
+	rs, err := KDF(context.Background(), Options{MinTime: quick, PIM: 1, Algorithms: []string{"sha512", "argon2id", "ripemd160"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 {
+		t.Fatalf("got %+v", rs)
+	}
+	// VeraCrypt: PIM p > 0 gives 15000 + 1000 p iterations; Argon2id PIM 1
+	// is 64 MiB and 3 passes.
+	if rs[0].PRF != "SHA-512" || rs[0].HeaderIterations != 16000 || rs[0].PIM != 1 {
+		t.Errorf("SHA-512 PIM 1: %+v", rs[0])
+	}
+	if rs[1].PRF != "RIPEMD-160" || rs[1].HeaderIterations != 16000 {
+		t.Errorf("RIPEMD-160 PIM 1: %+v", rs[1])
+	}
+	if rs[2].PRF != "Argon2id" || rs[2].HeaderIterations != 3 || rs[2].HeaderMemoryKiB != 64<<10 {
+		t.Errorf("Argon2id PIM 1: %+v", rs[2])
+	}
+	for _, bad := range [][]string{{"MD5"}, {"SHA-384"}, {"nope"}} {
+		if _, err := KDF(context.Background(), Options{MinTime: quick, Algorithms: bad}); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("%v: err = %v, want ErrInvalidOption", bad, err)
+		}
+	}
+}
+
+// TestArgon2Full times one complete derivation at PIM 1 (64 MiB, 3
+// passes), the smallest VeraCrypt cost.
+func TestArgon2Full(t *testing.T) {
+	rs, err := KDF(context.Background(), Options{PIM: 1, Argon2Full: true, Algorithms: []string{"Argon2id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].HeaderMethod != MethodMeasured || !(rs[0].HeaderSeconds > 0) || !(rs[0].IterationsPerSecond > 0) {
+		t.Errorf("got %+v", rs)
+	}
+}
+
+// TestReportJSON checks the field names DESIGN.md documents, by decoding
+// the encoded report into generic maps.
+func TestReportJSON(t *testing.T) {
+	o := Options{Buffer: 4096, Threads: 1, MinTime: quick, Algorithms: []string{"AES"}}
+	r := NewReport(o)
+	var err error
+	if r.Ciphers, err = Ciphers(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	ko := Options{MinTime: quick, Algorithms: []string{"SHA-256"}}
+	if r.KDF, err = KDF(context.Background(), ko); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, kind := range map[string]string{"cpu": "string", "aes_hw": "bool", "buffer": "number", "threads": "number",
+		"goos": "string", "goarch": "string", "features": "array", "ciphers": "array", "kdf": "array"} {
+		if got := jsonKind(m[k]); got != kind {
+			t.Errorf("%q is %s, want %s", k, got, kind)
+		}
+	}
+	if m["buffer"] != 4096.0 || m["threads"] != 1.0 {
+		t.Errorf("buffer %v threads %v, want 4096 and 1", m["buffer"], m["threads"])
+	}
+	c := m["ciphers"].([]any)[0].(map[string]any)
+	for _, k := range []string{"encrypt_bps", "decrypt_bps", "mean_bps"} {
+		if v, ok := c[k].(float64); !ok || v <= 0 {
+			t.Errorf("ciphers[0].%s = %v", k, c[k])
+		}
+	}
+	if c["name"] != "AES" || c["mode"] != "xts" {
+		t.Errorf("ciphers[0] = %v", c)
+	}
+	k := m["kdf"].([]any)[0].(map[string]any)
+	if v, ok := k["iterations_per_second"].(float64); !ok || v <= 0 || k["prf"] != "SHA-256" {
+		t.Errorf("kdf[0] = %v", k)
+	}
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case float64:
+		return "number"
+	case []any:
+		return "array"
+	case nil:
+		return "missing"
+	}
+	return "other"
+}
+
+// TestFastestSamples checks the timing loop with a fake op: the count of
+// calls must cover the warm-up and at least one sample, and the result is
+// the per-call time of a sample.
+func TestFastestSamples(t *testing.T) {
+	calls := 0
+	per, err := fastest(context.Background(), 5*time.Millisecond, func() error {
+		calls++
+		time.Sleep(100 * time.Microsecond)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls < 2 {
+		t.Errorf("%d calls", calls)
+	}
+	if per < 100e-6 {
+		t.Errorf("per-call time %v below the op's own sleep", per)
+	}
+	boom := errors.New("boom")
+	if _, err := fastest(context.Background(), time.Millisecond, func() error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,147 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/cryptvol/cryptvol/ciphers"
+	"github.com/cryptvol/cryptvol/sector"
+)
+
+// CipherResult is the speed of one cipher or cascade in bytes per second.
+type CipherResult struct {
+	// Name is VeraCrypt's name of the chain, e.g. "AES-Twofish-Serpent".
+	Name string `json:"name"`
+	// Mode is the sector mode measured, always "xts".
+	Mode string `json:"mode"`
+	// EncryptBPS, DecryptBPS are bytes per second; MeanBPS is their
+	// arithmetic mean, as TrueCrypt's "Mean" column.
+	EncryptBPS int64 `json:"encrypt_bps"`
+	DecryptBPS int64 `json:"decrypt_bps"`
+	MeanBPS    int64 `json:"mean_bps"`
+}
+
+// Ciphers measures XTS encryption and decryption, in place, of a buffer of
+// o.Buffer bytes (512-byte data units, random keys and data) for every
+// VeraCrypt chain (ciphers.Chains) or the ones o.Algorithms names, spread
+// over o.Threads goroutines. The results are sorted by mean speed, fastest
+// first, as TrueCrypt sorts its table.
+func Ciphers(ctx context.Context, o Options) ([]CipherResult, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	size, err := o.buffer()
+	if err != nil {
+		return nil, err
+	}
+	chains, err := selectChains(o.Algorithms)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, size)
+	if _, err := rand.Read(buf); err != nil {
+		return nil, err
+	}
+	minTime := o.minTime(DefaultCipherTime)
+	threads := o.threads()
+	out := make([]CipherResult, 0, len(chains))
+	o.progress(0, len(chains))
+	for i, c := range chains {
+		r, err := benchChain(ctx, c, buf, threads, minTime)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+		o.progress(i+1, len(chains))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].MeanBPS > out[j].MeanBPS })
+	return out, nil
+}
+
+// selectChains resolves the requested names, or returns every VeraCrypt
+// chain for none.
+func selectChains(names []string) ([]ciphers.Chain, error) {
+	if len(names) == 0 {
+		return ciphers.Chains(), nil
+	}
+	var out []ciphers.Chain
+	seen := map[string]bool{}
+	for _, n := range names {
+		c, err := ciphers.LookupChain(n)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v (known: %s)", ErrInvalidOption, err, chainNames())
+		}
+		if err := checkXTSChain(c); err != nil {
+			return nil, err
+		}
+		if !seen[c.Name] {
+			seen[c.Name] = true
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// checkXTSChain rejects TrueCrypt's legacy 64-bit-block chains, which XTS
+// cannot run (TrueCrypt only ever used them in CBC and LRW).
+func checkXTSChain(c ciphers.Chain) error {
+	for _, name := range c.Ciphers {
+		s, err := ciphers.Lookup(name)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidOption, err)
+		}
+		if s.BlockSize != 16 {
+			return fmt.Errorf("%w: %s is a legacy %d-bit-block cipher; XTS needs 128-bit blocks", ErrInvalidOption, c.Name, 8*s.BlockSize)
+		}
+	}
+	return nil
+}
+
+func chainNames() string {
+	s := ""
+	for i, c := range ciphers.Chains() {
+		if i > 0 {
+			s += ", "
+		}
+		s += c.Name
+	}
+	return s
+}
+
+// benchChain times one chain in both directions.
+func benchChain(ctx context.Context, c ciphers.Chain, buf []byte, threads int, minTime time.Duration) (CipherResult, error) {
+	keySize, err := sector.ChainKeySize(c)
+	if err != nil {
+		return CipherResult{}, err
+	}
+	key := make([]byte, keySize)
+	defer clear(key)
+	if _, err := rand.Read(key); err != nil {
+		return CipherResult{}, err
+	}
+	m, err := sector.ChainXTS(c, key, SectorSize)
+	if err != nil {
+		return CipherResult{}, err
+	}
+	m = sector.Parallel(m, threads)
+	enc, err := fastest(ctx, minTime, func() error { m.Encrypt(buf, buf, 0); return nil })
+	if err != nil {
+		return CipherResult{}, err
+	}
+	dec, err := fastest(ctx, minTime, func() error { m.Decrypt(buf, buf, 0); return nil })
+	if err != nil {
+		return CipherResult{}, err
+	}
+	e := float64(len(buf)) / enc
+	d := float64(len(buf)) / dec
+	return CipherResult{
+		Name:       c.Name,
+		Mode:       "xts",
+		EncryptBPS: int64(e),
+		DecryptBPS: int64(d),
+		MeanBPS:    int64((e + d) / 2),
+	}, nil
+}

@@ -1,0 +1,306 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/cryptvol/cryptvol/hashes"
+	"github.com/cryptvol/cryptvol/kdf"
+	"github.com/cryptvol/cryptvol/kdf/argon2"
+)
+
+// headerKeySize is the number of key bytes a TrueCrypt/VeraCrypt header
+// derivation produces (the header key and the XTS secondary key of the
+// longest cascade).
+const headerKeySize = 192
+
+// pbkdf2ParallelFrom mirrors kdf.PBKDF2: from this iteration count on, the
+// output blocks of one derivation run on separate cores.
+const pbkdf2ParallelFrom = 4096
+
+// argon2ReducedKiB is the memory of the reduced Argon2id runs whose times
+// are scaled up to VeraCrypt's cost: many times the last-level cache of
+// desktop CPUs, as the real derivation is, yet well below the real 416 MiB
+// to 1 GiB. (On a 32 MiB-L3 CPU, 64 MiB runs came out a third faster per
+// MiB than the full derivation; 256 MiB runs agreed within the noise.) A
+// machine that cannot spare it gets halves, down to argon2MinReducedKiB.
+const (
+	argon2ReducedKiB    = 256 << 10
+	argon2MinReducedKiB = 16 << 10
+)
+
+// How KDFResult.HeaderMethod says the header time was obtained.
+const (
+	// MethodEstimated: header iterations x output blocks per core divided
+	// by the measured iterations per second.
+	MethodEstimated = "estimated"
+	// MethodScaled: Argon2id runs of one and two passes over reduced
+	// memory (KDFResult.ScaledFromKiB) were timed, and the first-pass
+	// time plus the later-pass time (their difference) times the
+	// remaining passes scaled by the ratio of memory.
+	MethodScaled = "scaled"
+	// MethodMeasured: one full derivation was timed.
+	MethodMeasured = "measured"
+)
+
+// KDFResult is the speed of one key-derivation function and what it means
+// for a volume header.
+type KDFResult struct {
+	// PRF is the hash of PBKDF2-HMAC ("SHA-512", "Whirlpool", ...) or
+	// "Argon2id".
+	PRF string `json:"prf"`
+	// KDF is "pbkdf2" or "argon2id".
+	KDF string `json:"kdf"`
+	// IterationsPerSecond is, for PBKDF2, HMAC iterations per second on one
+	// core computing one output block (the unit of the iteration counts
+	// volumes store). For Argon2id it is passes per second over the header
+	// derivation's memory (HeaderMemoryKiB), one lane.
+	// A float, since Argon2id manages only a few passes per second; PBKDF2
+	// rates are whole numbers.
+	IterationsPerSecond float64 `json:"iterations_per_second"`
+	// Format is the program whose header rule the Header fields follow:
+	// "veracrypt", or "truecrypt" for SHA-1, which VeraCrypt never used.
+	Format string `json:"format"`
+	// PIM is the VeraCrypt PIM of the header figures (0 = default).
+	PIM int `json:"pim"`
+	// HeaderIterations is the PBKDF2 iteration count (Argon2id: passes) of
+	// one header derivation with that PIM.
+	HeaderIterations int `json:"header_iterations"`
+	// HeaderBlocks is the number of PBKDF2 output blocks of the 192-byte
+	// header key (each costs HeaderIterations); 0 for Argon2id.
+	HeaderBlocks int `json:"header_blocks,omitempty"`
+	// HeaderMemoryKiB is Argon2id's memory; 0 for PBKDF2.
+	HeaderMemoryKiB int `json:"header_memory_kib,omitempty"`
+	// HeaderSeconds is the time of one header derivation with this PRF on
+	// Threads cores, obtained as HeaderMethod says.
+	HeaderSeconds float64 `json:"header_seconds"`
+	// HeaderMethod is MethodEstimated, MethodScaled or MethodMeasured.
+	HeaderMethod string `json:"header_method"`
+	// ScaledFromKiB is the memory of the reduced Argon2id runs a scaled
+	// header time comes from.
+	ScaledFromKiB int `json:"scaled_from_kib,omitempty"`
+}
+
+// KDF measures PBKDF2 iterations per second, one core, for every PRF of
+// VeraCrypt and TrueCrypt (SHA-512, Whirlpool, SHA-256, BLAKE2s-256,
+// Streebog, RIPEMD-160, SHA-1) and the time one VeraCrypt header derivation
+// with o.PIM takes with each, plus VeraCrypt's Argon2id; o.Algorithms
+// restricts the list. The results are in VeraCrypt's PRF order.
+//
+// A PBKDF2 header time is computed, not timed: header iterations times the
+// output blocks each core computes (kdf.PBKDF2 spreads the blocks of a long
+// derivation over the cores), divided by the measured rate. The Argon2id
+// time is a reduced-memory run scaled up, or with o.Argon2Full one full
+// derivation timed.
+func KDF(ctx context.Context, o Options) ([]KDFResult, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	prfs, err := selectPRFs(o.Algorithms)
+	if err != nil {
+		return nil, err
+	}
+	minTime := o.minTime(DefaultKDFTime)
+	out := make([]KDFResult, 0, len(prfs))
+	o.progress(0, len(prfs))
+	for i, name := range prfs {
+		var r KDFResult
+		if name == kdf.Argon2idPRF {
+			r, err = benchArgon2id(ctx, o, minTime)
+		} else {
+			r, err = benchPBKDF2(ctx, name, o, minTime)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+		o.progress(i+1, len(prfs))
+	}
+	return out, nil
+}
+
+// allPRFs lists VeraCrypt's KDFs in its order, then TrueCrypt's SHA-1.
+func allPRFs() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range append(kdf.VeraCryptPRFs(false), kdf.TrueCryptPRFs()...) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func selectPRFs(names []string) ([]string, error) {
+	all := allPRFs()
+	if len(names) == 0 {
+		return all, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		canon := ""
+		if strings.EqualFold(strings.TrimSpace(n), kdf.Argon2idPRF) {
+			canon = kdf.Argon2idPRF
+		} else if h, err := hashes.Lookup(n); err == nil {
+			canon = h.Name
+		}
+		known := false
+		for _, a := range all {
+			known = known || a == canon
+		}
+		if !known {
+			return nil, fmt.Errorf("%w: %q is not a TrueCrypt/VeraCrypt PRF (known: %s)", ErrInvalidOption, n, strings.Join(all, ", "))
+		}
+		want[canon] = true
+	}
+	var out []string
+	for _, a := range all {
+		if want[a] {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// benchPBKDF2 measures one PRF's iteration rate.
+func benchPBKDF2(ctx context.Context, name string, o Options, minTime time.Duration) (KDFResult, error) {
+	h, err := hashes.Lookup(name)
+	if err != nil {
+		return KDFResult{}, err
+	}
+	pw, salt := []byte("benchmark password"), make([]byte, 64)
+	if _, err := rand.Read(salt); err != nil {
+		return KDFResult{}, err
+	}
+	// One call of n iterations derives one output block on one goroutine;
+	// n is sized so a call takes about a fiftieth of minTime, which makes
+	// the per-call overhead (HMAC key setup) negligible.
+	n := 1024
+	for {
+		t0 := time.Now()
+		if _, err := kdf.PBKDF2Context(ctx, h, pw, salt, n, h.Size); err != nil {
+			return KDFResult{}, err
+		}
+		if time.Since(t0) >= minTime/50 || n >= 1<<24 {
+			break
+		}
+		n *= 2
+	}
+	per, err := fastest(ctx, minTime, func() error {
+		_, err := kdf.PBKDF2Context(ctx, h, pw, salt, n, h.Size)
+		return err
+	})
+	if err != nil {
+		return KDFResult{}, err
+	}
+	rate := float64(n) / per
+	r := KDFResult{PRF: h.Name, KDF: "pbkdf2", IterationsPerSecond: math.Round(rate), PIM: o.PIM, HeaderMethod: MethodEstimated}
+	var p kdf.Params
+	if p, err = kdf.VeraCryptParams(h.Name, o.PIM, false); err == nil {
+		r.Format = "veracrypt"
+	} else if p, err = kdf.TrueCryptParams(h.Name, false); err == nil {
+		r.Format, r.PIM = "truecrypt", 0
+	} else {
+		return KDFResult{}, err
+	}
+	r.HeaderIterations = int(p.Iterations)
+	r.HeaderBlocks = (headerKeySize + h.Size - 1) / h.Size
+	cores := 1
+	if r.HeaderIterations >= pbkdf2ParallelFrom {
+		cores = min(r.HeaderBlocks, o.threads())
+	}
+	perCore := (r.HeaderBlocks + cores - 1) / cores
+	r.HeaderSeconds = float64(r.HeaderIterations) * float64(perCore) / r.IterationsPerSecond
+	return r, nil
+}
+
+// benchArgon2id times VeraCrypt's Argon2id header derivation for o.PIM.
+func benchArgon2id(ctx context.Context, o Options, minTime time.Duration) (KDFResult, error) {
+	full, err := kdf.VeraCryptParams(kdf.Argon2idPRF, o.PIM, false)
+	if err != nil {
+		return KDFResult{}, err
+	}
+	r := KDFResult{
+		PRF: kdf.Argon2idPRF, KDF: "argon2id", Format: "veracrypt", PIM: o.PIM,
+		HeaderIterations: int(full.Iterations), HeaderMemoryKiB: int(full.MemoryKiB),
+	}
+	pw, salt := []byte("benchmark password"), make([]byte, 64)
+	if _, err := rand.Read(salt); err != nil {
+		return KDFResult{}, err
+	}
+	op := func(p kdf.Params) error {
+		_, err := kdf.Derive(ctx, p, pw, salt, headerKeySize)
+		return err
+	}
+	if o.Argon2Full {
+		// One derivation of seconds and hundreds of MiB: no warm-up, no
+		// repeats.
+		r.HeaderMethod = MethodMeasured
+		t0 := time.Now()
+		if err := op(full); err != nil {
+			return KDFResult{}, fmt.Errorf("full Argon2id derivation (%d MiB): %w", full.MemoryKiB>>10, err)
+		}
+		r.HeaderSeconds = time.Since(t0).Seconds()
+	} else {
+		r.HeaderMethod = MethodScaled
+		var t1, t2 time.Duration
+		one := full
+		one.Iterations = 1
+		for one.MemoryKiB = min(full.MemoryKiB, argon2ReducedKiB); ; one.MemoryKiB /= 2 {
+			two := one
+			two.Iterations = 2
+			t1, t2, err = fastestPair(ctx, minTime, func() error { return op(one) }, func() error { return op(two) })
+			if !errors.Is(err, argon2.ErrInsufficientMemory) || one.MemoryKiB <= argon2MinReducedKiB {
+				break
+			}
+		}
+		if err != nil {
+			return KDFResult{}, err
+		}
+		r.ScaledFromKiB = int(one.MemoryKiB)
+		// The first pass costs more than the others in some ways (fresh
+		// pages) and less in others (it only references the blocks
+		// filled so far, mostly recent ones, so the caches help), so
+		// time the later passes apart: t2 - t1. A busy machine can make
+		// that difference meaningless; it is kept to at least half a
+		// first pass. Both parts scale with the memory.
+		later := max(t2-t1, t1/2)
+		scale := float64(full.MemoryKiB) / float64(one.MemoryKiB)
+		r.HeaderSeconds = scale * (t1.Seconds() + float64(full.Iterations-1)*later.Seconds())
+	}
+	r.IterationsPerSecond = math.Round(100*float64(full.Iterations)/r.HeaderSeconds) / 100
+	return r, nil
+}
+
+// fastestPair times two operations alternately until minTime is spent
+// (at least twice each) and returns the fastest time of each. Alternating
+// exposes both to the same load on a busy machine.
+func fastestPair(ctx context.Context, minTime time.Duration, a, b func() error) (ta, tb time.Duration, err error) {
+	ta, tb = -1, -1
+	var spent time.Duration
+	for i := 0; spent < minTime || i < 4; i++ {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		op, best := a, &ta
+		if i%2 == 1 {
+			op, best = b, &tb
+		}
+		t0 := time.Now()
+		if err := op(); err != nil {
+			return 0, 0, err
+		}
+		el := time.Since(t0)
+		spent += el
+		if *best < 0 || el < *best {
+			*best = el
+		}
+	}
+	return ta, tb, nil
+}
