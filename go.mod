@@ -3,21 +3,17 @@ module github.com/cryptvol/cryptvol
 go 1.26.8
 
 require (
-	github.com/anchore/go-lzo v0.1.0 // indirect
-	github.com/diskfs/go-diskfs v1.9.4 // indirect
-	github.com/djherbis/times v1.6.0 // indirect
+	github.com/diskfs/go-diskfs v1.9.4
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/spf13/pflag v1.1.0
+	github.com/ulikunitz/xz v0.5.17
+	golang.org/x/crypto v0.59.0
+	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
+)
+
+require (
 	github.com/elliotwutingfeng/asciiset v0.0.0-20260129054604-cfde2086bc57 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/hanwen/go-fuse/v2 v2.12.1 // indirect
-	github.com/klauspost/compress v1.18.5 // indirect
-	github.com/mmcloughlin/avo v0.5.0 // indirect
-	github.com/pierrec/lz4/v4 v4.1.26 // indirect
-	github.com/pkg/xattr v0.4.12 // indirect
-	github.com/rogpeppe/go-internal v1.16.0 // indirect
-	github.com/sirupsen/logrus v1.9.4 // indirect
-	github.com/spf13/pflag v1.1.0 // indirect
-	github.com/ulikunitz/xz v0.5.17 // indirect
-	golang.org/x/crypto v0.59.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/term v0.48.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 )

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/internal/progress"
+	"github.com/cryptvol/cryptvol/volume"
+	"github.com/cryptvol/cryptvol/volume/tcrypt"
+)
+
+func init() {
+	register(&command{
+		name:    "create",
+		summary: "create a VeraCrypt, TrueCrypt or LUKS volume (or a hidden volume inside one)",
+		usage: `Usage: cryptvol create VOLUME --size SIZE [options] [password options]
+
+Creates a new encrypted container file. SIZE takes K, M, G or T suffixes
+(powers of 1024); a plain number is bytes. The data area is filled with
+random-looking ciphertext unless --quick (a sparse file). The file appears
+under its name only once it is complete; an existing file is kept unless
+--force.
+
+With --hidden (or --volume-type=hidden), VOLUME must be an existing
+VeraCrypt/TrueCrypt volume: a hidden volume of SIZE is placed in the free
+space at the end of its FAT filesystem. The outer volume's credentials are
+given with --outer-password-file, --outer-keyfile and --outer-pim.
+
+TrueCrypt's and VeraCrypt's own spellings work too: --volume-type=normal,
+--encryption=AES-Twofish, --hash=RIPEMD-160, -p PASSWORD, --keyfiles=a,b,
+--filesystem=FAT, --text (ignored).
+
+Examples:
+  cryptvol create v.hc --size 10M --encryption AES --hash SHA-512 --password-file pw.txt
+  cryptvol create v.tc --size 10M --type truecrypt --encryption=Twofish --hash=RIPEMD-160 -p secret --non-interactive
+  cryptvol create v.hc --hidden --size 2M --password-file hidden.txt --outer-password-file outer.txt
+`,
+		run: runCreate,
+	})
+}
+
+type createFlags struct {
+	size         string
+	volumeType   string
+	filesystem   string
+	label        string
+	randomSource string
+	quick        bool
+	force        bool
+	keyfileList  []string
+	text         bool
+
+	outerPasswordFile string
+	outerKeyfiles     []string
+	outerPIM          int
+}
+
+func runCreate(ctx context.Context, a *app, args []string) error {
+	c := commands["create"]
+	fl := newFlags(c, a)
+	cf := addCredFlags(fl)
+	var f createFlags
+	fl.StringVar(&f.size, "size", "", "container size (K, M, G, T suffixes; plain number = bytes); for --hidden the hidden volume's size")
+	fl.StringVar(&f.volumeType, "volume-type", "normal", "normal or hidden (TrueCrypt spelling of --hidden)")
+	fl.StringVar(&f.filesystem, "filesystem", "fat", "filesystem to create inside: fat or none")
+	fl.StringVar(&f.label, "label", "", "filesystem label")
+	fl.StringVar(&f.randomSource, "random-source", "", "mix the contents of `FILE` into the key material")
+	fl.BoolVar(&f.quick, "quick", false, "do not fill the data area (sparse file; faster, but shows which parts are used)")
+	fl.BoolVar(&f.force, "force", false, "replace an existing file")
+	fl.StringArrayVar(&f.keyfileList, "keyfiles", nil, "comma-separated keyfiles (VeraCrypt spelling)")
+	fl.BoolVar(&f.text, "text", false, "accepted for VeraCrypt compatibility; ignored")
+	fl.StringVar(&f.outerPasswordFile, "outer-password-file", "", "--hidden: password of the outer volume, from `FILE`")
+	fl.StringArrayVar(&f.outerKeyfiles, "outer-keyfile", nil, "--hidden: keyfile of the outer volume (repeatable)")
+	fl.IntVar(&f.outerPIM, "outer-pim", 0, "--hidden: PIM of the outer volume")
+	lf := addLUKSCreateFlags(fl)
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 1, 1); err != nil {
+		return err
+	}
+	path := fl.Arg(0)
+	hidden := cf.hidden
+	switch strings.ToLower(f.volumeType) {
+	case "normal":
+	case "hidden":
+		hidden = true
+	default:
+		return usageError(fmt.Errorf("--volume-type %q: want normal or hidden", f.volumeType))
+	}
+	if f.size == "" {
+		return usageError(errors.New("--size is required (e.g. --size 10M)"))
+	}
+	size, err := parseSize(f.size)
+	if err != nil {
+		return usageError(err)
+	}
+	var fsOpts *fat.FormatOptions
+	switch strings.ToLower(f.filesystem) {
+	case "none":
+	case "fat", "vfat", "fat12", "fat16", "fat32":
+		o, err := fatFormatOptions(f.filesystem, f.label, "")
+		if err != nil {
+			return err
+		}
+		fsOpts = &o
+	default:
+		return usageError(fmt.Errorf("--filesystem %q: cryptvol creates fat or none (format other filesystems through 'cryptvol mount --raw')", f.filesystem))
+	}
+	typ := strings.ToLower(cf.typ)
+	switch typ {
+	case "auto", "", "veracrypt":
+		typ = "veracrypt"
+	case "truecrypt":
+	case "luks", "luks2":
+		typ = "luks2"
+	case "luks1":
+	default:
+		return usageError(fmt.Errorf("--type %q: want veracrypt, truecrypt, luks1 or luks2", cf.typ))
+	}
+	keyfiles := append(append([]string(nil), cf.keyfiles...), splitKeyfiles(f.keyfileList)...)
+	opts := tcrypt.CreateOptions{TrueCrypt: typ == "truecrypt", Encryption: cf.encryption, Hash: cf.hash, Quick: f.quick}
+	if f.randomSource != "" {
+		rf, err := os.Open(f.randomSource)
+		if err != nil {
+			return fmt.Errorf("--random-source: %w", err)
+		}
+		defer rf.Close()
+		opts.Random = io.LimitReader(rf, 1<<20)
+	}
+	pw, err := cf.newPassword(a, fl, "volume", len(keyfiles) > 0)
+	if err != nil {
+		return err
+	}
+	creds := volume.Credentials{Password: pw, Keyfiles: keyfiles, PIM: cf.pim, KeyfileOffset: cf.keyfileOffset, KeyfileSize: cf.keyfileSize}
+	defer creds.Wipe()
+	if strings.HasPrefix(typ, "luks") {
+		if hidden {
+			return usageError(errors.New("LUKS volumes have no hidden volumes"))
+		}
+		return createLUKSFile(ctx, a, cf, lf, &f, path, typ, size, creds, fsOpts)
+	}
+	if hidden {
+		return createHidden(ctx, a, fl, cf, &f, path, size, creds, opts, fsOpts)
+	}
+	if _, err := os.Lstat(path); err == nil && !f.force {
+		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", path))
+	}
+	return createFile(path, size, func(dev *volume.FileDevice) error {
+		bar := progress.New(a.stderr, "Creating", dev.Size(), stderrIsTerminal())
+		opts.Progress = func(done, total int64) { bar.Set(done) }
+		cr, err := tcrypt.Create(ctx, dev, creds, opts)
+		if err != nil {
+			return createError(err)
+		}
+		speed := bar.Finish()
+		if err := formatNew(dev, cr.Unlocked, fsOpts); err != nil {
+			return err
+		}
+		if !f.quick {
+			fmt.Fprintf(a.stdout, "Done: 100.000%%  Speed: %s/s  Left: 0 s\n", progress.FormatRate(speed))
+		}
+		in := cr.Unlocked.Info
+		fmt.Fprintf(a.stdout, "Created %s volume %s: %s, %s, %s (header key derivation %.2f s)\n",
+			map[bool]string{true: "TrueCrypt", false: "VeraCrypt"}[opts.TrueCrypt], path, humanSize(in.DataSize), in.Encryption, in.Hash, cr.KDFTime.Seconds())
+		return nil
+	})
+}
+
+// createError gives creation errors their exit codes.
+func createError(err error) error {
+	switch {
+	case errors.Is(err, tcrypt.ErrTooSmall):
+		return usageError(err)
+	case errors.Is(err, tcrypt.ErrNoRoom):
+		return withCode(exitDestroy, err)
+	case errors.Is(err, context.Canceled), errors.Is(err, volume.ErrWrongPassword):
+		return err
+	}
+	if strings.Contains(err.Error(), "unknown") || strings.Contains(err.Error(), "cannot use") || strings.Contains(err.Error(), "multiple of") || strings.Contains(err.Error(), "no PIM") || strings.Contains(err.Error(), "not available for") {
+		return usageError(err)
+	}
+	return err
+}
+
+// createFile makes path through a temporary file in the same directory,
+// sized and sparse, and renames it into place only when build succeeds:
+// a failure or an interrupt leaves nothing behind.
+func createFile(path string, size int64, build func(dev *volume.FileDevice) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".cryptvol-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	tmp.Close()
+	ok := false
+	defer func() {
+		if !ok {
+			os.Remove(name)
+		}
+	}()
+	if err := os.Truncate(name, size); err != nil {
+		return err
+	}
+	dev, err := volume.OpenDevice(name, false)
+	if err != nil {
+		return err
+	}
+	err = build(dev)
+	if cerr := dev.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// formatNew writes the filesystem into a freshly created volume.
+func formatNew(dev volume.Device, u *volume.Unlocked, fsOpts *fat.FormatOptions) error {
+	if fsOpts == nil {
+		return nil
+	}
+	v, err := volume.New(dev, u, volume.Options{})
+	if err != nil {
+		return err
+	}
+	if err := fat.Format(v, v.Size(), *fsOpts); err != nil {
+		v.Close()
+		if errors.Is(err, fat.ErrTooSmall) {
+			return usageError(fmt.Errorf("%v: make the volume larger or use --filesystem none", err))
+		}
+		return err
+	}
+	return v.Close()
+}
+
+// createHidden places a hidden volume inside an existing outer volume.
+func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) bool }, cf *credFlags, f *createFlags, path string, size int64, creds volume.Credentials, opts tcrypt.CreateOptions, fsOpts *fat.FormatOptions) error {
+	if f.outerPasswordFile == "" && len(f.outerKeyfiles) == 0 && (cf.nonInteractive || !stdinIsTerminal()) {
+		return usageError(errors.New("--hidden needs the outer volume's credentials: --outer-password-file FILE (or --outer-keyfile)"))
+	}
+	var outerPw []byte
+	var err error
+	if f.outerPasswordFile != "" {
+		outerPw, err = readPasswordFile(a, f.outerPasswordFile)
+	} else if len(f.outerKeyfiles) == 0 {
+		outerPw, err = promptPassword(a, "Enter password of the outer volume: ")
+	}
+	if err != nil {
+		return err
+	}
+	outer := volume.Credentials{Password: outerPw, Keyfiles: f.outerKeyfiles, PIM: f.outerPIM}
+	defer outer.Wipe()
+	dev, err := volume.OpenDevice(path, false)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	ov, err := volume.OpenDeviceWith(ctx, dev, nil, outer, volume.Options{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("opening the outer volume: %w", err)
+	}
+	oi := ov.Info()
+	usedEnd := oi.DataOffset
+	if ffs, err := fat.OpenWithOptions(ov, ov.Size(), fat.Options{ReadOnly: true}); err == nil {
+		usedEnd = oi.DataOffset + ffs.UsedEnd()
+		ffs.Close()
+	} else if !f.force {
+		ov.Close()
+		return withCode(exitDestroy, errors.New("the outer volume holds no FAT filesystem, so its used space is unknown; use --force to place the hidden volume at its end anyway"))
+	}
+	ov.Close()
+	if oi.Format == "truecrypt" {
+		opts.TrueCrypt = true
+	}
+	bar := progress.New(a.stderr, "Creating hidden volume", size, stderrIsTerminal())
+	opts.Progress = func(done, total int64) { bar.Set(done) }
+	cr, err := tcrypt.CreateHidden(ctx, dev, creds, opts, size, usedEnd)
+	if err != nil {
+		return createError(err)
+	}
+	bar.Finish()
+	if err := formatNew(dev, cr.Unlocked, fsOpts); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Created hidden volume in %s: %s, %s, %s. Open the outer volume with --protect-hidden until you stop writing to it.\n",
+		path, humanSize(cr.Unlocked.Info.DataSize), cr.Unlocked.Info.Encryption, cr.Unlocked.Info.Hash)
+	return nil
+}
+
+// createLUKSFile creates a LUKS1 or LUKS2 container (cryptsetup luksFormat
+// options are accepted, see luks_create.go).
+func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFlags, f *createFlags, path, typ string, size int64, creds volume.Credentials, fsOpts *fat.FormatOptions) error {
+	if _, err := os.Lstat(path); err == nil && !f.force {
+		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", path))
+	}
+	var hdr *volume.FileDevice
+	if cf.header != "" {
+		if _, err := os.Lstat(cf.header); err == nil && !f.force {
+			return withCode(exitDestroy, fmt.Errorf("header file %s exists (use --force to replace it)", cf.header))
+		}
+		h, err := os.OpenFile(cf.header, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return err
+		}
+		h.Close()
+		if hdr, err = volume.OpenDevice(cf.header, false); err != nil {
+			return err
+		}
+		defer hdr.Close()
+	}
+	return createFile(path, size, func(dev *volume.FileDevice) error {
+		bar := progress.New(a.stderr, "Creating", dev.Size(), stderrIsTerminal())
+		common := luksCreateCommon{Type: typ, Hash: cf.hash, Encryption: cf.encryption, Label: f.label, KeySlot: cf.keySlot, Quick: f.quick,
+			Progress: func(done, total int64) { bar.Set(done) }}
+		if hdr != nil {
+			common.Header = hdr
+		}
+		o, err := lf.options(common)
+		if err != nil {
+			return err
+		}
+		cr, err := createLUKS(ctx, dev, o, creds)
+		if err != nil {
+			return err
+		}
+		speed := bar.Finish()
+		if err := formatNew(dev, cr.Unlocked, fsOpts); err != nil {
+			return err
+		}
+		if !f.quick {
+			fmt.Fprintf(a.stdout, "Done: 100.000%%  Speed: %s/s  Left: 0 s\n", progress.FormatRate(speed))
+		}
+		in := cr.Unlocked.Info
+		fmt.Fprintf(a.stdout, "Created %s volume %s: %s, %s, %d-bit key, %s, UUID %s\n", strings.ToUpper(typ), path, humanSize(in.DataSize), in.Encryption, in.KeySize, in.Hash, in.UUID)
+		return nil
+	})
+}

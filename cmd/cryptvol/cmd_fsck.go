@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/fsprobe"
+)
+
+func init() {
+	register(&command{
+		name:    "fsck",
+		summary: "check (and with --repair, fix) the filesystem inside a volume",
+		usage: `Usage: cryptvol fsck VOLUME [--repair] [credentials]
+
+Checks the FAT filesystem inside VOLUME: lost clusters, cross-linked files,
+bad directory entries and FAT copies that differ. Exits 0 when clean (or
+when --repair fixed everything it found), 3 when problems remain.
+--repair frees lost clusters, trims over-long chains and rewrites the FAT
+copies from the first.
+
+Example:
+  cryptvol fsck secret.hc --repair --password-file pw.txt
+`,
+		run: runFsck,
+	})
+	register(&command{
+		name:    "format",
+		summary: "create a new FAT filesystem inside an existing volume",
+		usage: `Usage: cryptvol format VOLUME --filesystem fat [--label NAME] [--serial XXXX-XXXX] [--force] [credentials]
+
+Writes an empty FAT filesystem over the volume's data area, choosing FAT12,
+FAT16 or FAT32 and the cluster size as mkfs.fat does. A volume that already
+holds a recognised filesystem is only formatted with --force.
+
+Example:
+  cryptvol format secret.hc --filesystem fat --label PRIVATE --password-file pw.txt
+`,
+		run: runFormat,
+	})
+}
+
+func runFsck(ctx context.Context, a *app, args []string) error {
+	c := commands["fsck"]
+	fl := newFlags(c, a)
+	cf := addCredFlags(fl)
+	repair := fl.Bool("repair", false, "fix lost clusters, long chains and mismatched FAT copies")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 1, 1); err != nil {
+		return err
+	}
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), *repair)
+	if err != nil {
+		return err
+	}
+	rep, err := ffs.Check(*repair)
+	if cerr := done(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fatError(err)
+	}
+	fmt.Fprint(a.stdout, rep.String())
+	if !strings.HasSuffix(rep.String(), "\n") {
+		fmt.Fprintln(a.stdout)
+	}
+	if rep.Errors() && !*repair {
+		return withCode(exitDamaged, errors.New("the filesystem has errors (run with --repair to fix what can be fixed)"))
+	}
+	return nil
+}
+
+func runFormat(ctx context.Context, a *app, args []string) error {
+	c := commands["format"]
+	fl := newFlags(c, a)
+	cf := addCredFlags(fl)
+	fsType := fl.String("filesystem", "fat", "filesystem to create: fat (FAT12/16/32 chosen by size), fat12, fat16, fat32")
+	label := fl.String("label", "", "volume label (up to 11 characters)")
+	serial := fl.String("serial", "", "volume serial as XXXX-XXXX (default random)")
+	force := fl.Bool("force", false, "format even if a filesystem is already there")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 1, 1); err != nil {
+		return err
+	}
+	opts, err := fatFormatOptions(*fsType, *label, *serial)
+	if err != nil {
+		return err
+	}
+	v, err := openVolume(ctx, a, fl, cf, fl.Arg(0), false)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	if r, err := fsprobe.Probe(v); err == nil && !*force {
+		return withCode(exitDestroy, fmt.Errorf("the volume already holds a %s filesystem (use --force to replace it and lose its files)", r.Type))
+	}
+	if err := fat.Format(v, v.Size(), opts); err != nil {
+		return err
+	}
+	return v.Sync()
+}
+
+// fatFormatOptions parses the --filesystem, --label and --serial values
+// shared by format and create.
+func fatFormatOptions(fsType, label, serial string) (fat.FormatOptions, error) {
+	var o fat.FormatOptions
+	switch strings.ToLower(fsType) {
+	case "fat", "vfat":
+		o.Type = fat.TypeAuto
+	case "fat12":
+		o.Type = fat.FAT12
+	case "fat16":
+		o.Type = fat.FAT16
+	case "fat32":
+		o.Type = fat.FAT32
+	default:
+		return o, usageError(fmt.Errorf("unknown filesystem %q (want fat, fat12, fat16 or fat32)", fsType))
+	}
+	o.Label = label
+	if serial != "" {
+		s := strings.ReplaceAll(serial, "-", "")
+		n, err := strconv.ParseUint(s, 16, 32)
+		if err != nil || len(s) != 8 {
+			return o, usageError(fmt.Errorf("--serial %q: want eight hex digits like DEAD-BEEF", serial))
+		}
+		o.Serial = uint32(n)
+	}
+	return o, nil
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cryptvol/cryptvol/volume"
+)
+
+func init() {
+	register(&command{
+		name:    "info",
+		summary: "unlock a volume and print its header facts (--json)",
+		usage: `Usage: cryptvol info VOLUME [--json] [--show-key [--batch]] [credentials]
+
+Unlocks VOLUME (trying every format, PRF and cipher unless --type, --hash or
+--encryption narrow the search) and prints what its header says, and the
+filesystem found inside. Nothing is written.
+
+Example:
+  cryptvol info secret.hc --password-file pw.txt --json
+`,
+		run: runInfo,
+	})
+}
+
+func runInfo(ctx context.Context, a *app, args []string) error {
+	c := commands["info"]
+	fs := newFlags(c, a)
+	cf := addCredFlags(fs)
+	asJSON := fs.Bool("json", false, "print JSON (fields documented in DESIGN.md)")
+	showKey := fs.Bool("show-key", false, "also print the master key (asks for confirmation unless --batch)")
+	batch := fs.Bool("batch", false, "do not ask for confirmation")
+	if err := parseFlags(fs, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fs, 1, 1); err != nil {
+		return err
+	}
+	if *showKey && !*batch {
+		if cf.nonInteractive || !stdinIsTerminal() {
+			return usageError(errors.New("--show-key prints secret key material: add --batch to confirm when not on a terminal"))
+		}
+	}
+	v, err := openVolume(ctx, a, fs, cf, fs.Arg(0), true)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	info := v.Info()
+	info.Filesystem = probeFilesystem(v)
+	if *showKey {
+		if !*batch {
+			ok, err := confirm(a, "Print the master key to the screen? Anyone who sees it can decrypt the volume [y/N]: ")
+			if err != nil || !ok {
+				return withCode(exitUsage, errors.New("not confirmed"))
+			}
+		}
+		mk := v.MasterKey()
+		info.MasterKey = hex.EncodeToString(mk)
+		clear(mk)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(info)
+	}
+	printInfo(a.stdout, info)
+	return nil
+}
+
+func printInfo(w io.Writer, in volume.Info) {
+	row := func(k string, v any) { fmt.Fprintf(w, "%-22s %v\n", k+":", v) }
+	row("Format", in.Format)
+	if in.Version != 0 {
+		row("Header version", in.Version)
+	}
+	if in.MinProgramVersion != "" {
+		row("Min. program version", in.MinProgramVersion)
+	}
+	row("Encryption", in.Encryption)
+	row("Mode", in.Mode)
+	row("Key size", fmt.Sprintf("%d bits", in.KeySize))
+	row("Hash (KDF)", in.Hash)
+	if in.Iterations != 0 {
+		row("Iterations", in.Iterations)
+	}
+	if in.MemoryKiB != 0 {
+		row("Memory", fmt.Sprintf("%d KiB", in.MemoryKiB))
+		row("Parallelism", in.Parallelism)
+	}
+	if in.PIM != 0 {
+		row("PIM", in.PIM)
+	}
+	row("Sector size", in.SectorSize)
+	row("Data offset", fmt.Sprintf("%d bytes", in.DataOffset))
+	row("Data size", fmt.Sprintf("%d bytes (%s)", in.DataSize, humanSize(in.DataSize)))
+	row("Hidden volume", yesNo(in.Hidden))
+	if in.System {
+		row("System encryption", "yes")
+	}
+	if in.BackupHeader {
+		row("Header used", "BACKUP (the primary header is damaged)")
+	}
+	if in.ReadOnly {
+		row("Read-only", "yes")
+	}
+	if in.UUID != "" {
+		row("UUID", in.UUID)
+	}
+	if in.Label != "" {
+		row("Label", in.Label)
+	}
+	if in.KeySlot != nil {
+		row("Unlocked keyslot", *in.KeySlot)
+	}
+	for _, d := range in.Details {
+		row(d.Key, d.Value)
+	}
+	if fs := in.Filesystem; fs != nil {
+		desc := fs.Type
+		if fs.Version != "" {
+			desc += " (" + fs.Version + ")"
+		}
+		row("Filesystem", desc)
+		if fs.Label != "" {
+			row("Filesystem label", fs.Label)
+		}
+		if fs.Serial != "" {
+			row("Filesystem serial", fs.Serial)
+		}
+		if fs.UUID != "" {
+			row("Filesystem UUID", fs.UUID)
+		}
+	} else {
+		row("Filesystem", "none recognised")
+	}
+	if in.MasterKey != "" {
+		row("Master key", in.MasterKey)
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// humanSize prints a byte count with a binary unit.
+func humanSize(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	f := float64(n)
+	i := 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f %s", f, units[i])
+}
+
+// confirm asks a yes/no question on the terminal.
+func confirm(a *app, q string) (bool, error) {
+	fmt.Fprint(a.stderr, q)
+	var line string
+	_, err := fmt.Fscanln(a.stdin, &line)
+	if err != nil && err.Error() != "unexpected newline" {
+		return false, err
+	}
+	line = strings.ToLower(strings.TrimSpace(line))
+	return line == "y" || line == "yes", nil
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+)
+
+func init() {
+	register(&command{
+		name:    "rm",
+		summary: "remove files or directories inside a volume",
+		usage: `Usage: cryptvol rm VOLUME PATH... [-r] [credentials]
+
+Removes files from the FAT filesystem inside VOLUME; directories need -r.
+
+Example:
+  cryptvol rm secret.hc /old/notes.txt --password-file pw.txt
+`,
+		run: runRm,
+	})
+	register(&command{
+		name:    "mkdir",
+		summary: "create directories inside a volume",
+		usage: `Usage: cryptvol mkdir VOLUME PATH... [--parents] [credentials]
+
+(-p means --password, as in TrueCrypt, so parents has no short form.)
+
+Example:
+  cryptvol mkdir secret.hc /photos/2026 --parents --password-file pw.txt
+`,
+		run: runMkdir,
+	})
+	register(&command{
+		name:    "mv",
+		summary: "rename or move a file or directory inside a volume",
+		usage: `Usage: cryptvol mv VOLUME SRC DST [--force] [credentials]
+
+Renames SRC to DST; if DST is an existing directory, SRC moves into it.
+An existing file DST is replaced only with --force.
+
+Example:
+  cryptvol mv secret.hc /draft.txt /final.txt --password-file pw.txt
+`,
+		run: runMv,
+	})
+}
+
+func runRm(ctx context.Context, a *app, args []string) error {
+	c := commands["rm"]
+	fl := newFlags(c, a)
+	cf := addCredFlags(fl)
+	cf.addProtectFlags(fl)
+	recursive := fl.BoolP("recursive", "r", false, "remove directories and their contents")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 2, -1); err != nil {
+		return err
+	}
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), true)
+	if err != nil {
+		return err
+	}
+	for _, p := range fl.Args()[1:] {
+		p = volPath(p)
+		if p == "/" {
+			err = usageError(errors.New("refusing to remove the root directory"))
+			break
+		}
+		var st fs.FileInfo
+		if st, err = ffs.Stat(p); err != nil {
+			break
+		}
+		if st.IsDir() {
+			if !*recursive {
+				err = usageError(fmt.Errorf("%s is a directory (use -r)", p))
+				break
+			}
+			err = ffs.RemoveAll(p)
+		} else {
+			err = ffs.Remove(p)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if cerr := done(); err == nil {
+		err = cerr
+	}
+	return fatError(err)
+}
+
+func runMkdir(ctx context.Context, a *app, args []string) error {
+	c := commands["mkdir"]
+	fl := newFlags(c, a)
+	cf := addCredFlags(fl)
+	cf.addProtectFlags(fl)
+	parents := fl.Bool("parents", false, "create parent directories as needed; no error if it exists")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 2, -1); err != nil {
+		return err
+	}
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), true)
+	if err != nil {
+		return err
+	}
+	for _, p := range fl.Args()[1:] {
+		if *parents {
+			err = ffs.MkdirAll(volPath(p))
+		} else {
+			err = ffs.Mkdir(volPath(p))
+		}
+		if err != nil {
+			break
+		}
+	}
+	if cerr := done(); err == nil {
+		err = cerr
+	}
+	return fatError(err)
+}
+
+func runMv(ctx context.Context, a *app, args []string) error {
+	c := commands["mv"]
+	fl := newFlags(c, a)
+	cf := addCredFlags(fl)
+	cf.addProtectFlags(fl)
+	force := fl.Bool("force", false, "replace an existing destination file")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 3, 3); err != nil {
+		return err
+	}
+	src, dst := volPath(fl.Arg(1)), volPath(fl.Arg(2))
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), true)
+	if err != nil {
+		return err
+	}
+	if st, serr := ffs.Stat(dst); serr == nil {
+		if st.IsDir() {
+			dst = path.Join(dst, path.Base(src))
+		} else if !*force {
+			err = withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", dst))
+		}
+	}
+	if err == nil {
+		err = ffs.Rename(src, dst)
+	}
+	if cerr := done(); err == nil {
+		err = cerr
+	}
+	return fatError(err)
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/cryptvol/cryptvol/volume"
+)
+
+// credFlags are the options every command that opens a volume takes
+// (DESIGN.md, "Opening any volume").
+type credFlags struct {
+	passwordFile   string
+	password       string
+	pim            int
+	keyfiles       []string
+	hidden         bool
+	system         bool
+	typ            string
+	hash           string
+	encryption     string
+	header         string
+	keySlot        int
+	keyfileOffset  int64
+	keyfileSize    int64
+	nonInteractive bool
+
+	protectHidden      bool
+	hiddenPasswordFile string
+	hiddenKeyfiles     []string
+	hiddenPIM          int
+}
+
+func addCredFlags(fs *pflag.FlagSet) *credFlags {
+	cf := &credFlags{}
+	fs.StringVar(&cf.passwordFile, "password-file", "", "read the password from the first line of `FILE` (- = stdin)")
+	fs.StringVarP(&cf.password, "password", "p", "", "password on the command line (visible to other users: prefer --password-file)")
+	fs.IntVar(&cf.pim, "pim", 0, "VeraCrypt PIM (0 = default)")
+	fs.StringArrayVarP(&cf.keyfiles, "keyfile", "k", nil, "keyfile (repeatable); for LUKS the key file replaces the passphrase")
+	fs.BoolVar(&cf.hidden, "hidden", false, "open the hidden volume inside the outer one")
+	fs.BoolVar(&cf.system, "system", false, "open a system-encrypted disk or partition image")
+	fs.StringVar(&cf.typ, "type", "auto", "volume type: auto, veracrypt, truecrypt, luks, luks1, luks2")
+	fs.StringVar(&cf.hash, "hash", "", "only try this PRF (SHA-512, Whirlpool, SHA-256, BLAKE2s-256, Streebog, RIPEMD-160, SHA-1, argon2id)")
+	fs.StringVar(&cf.encryption, "encryption", "", "only try this cipher or cascade (AES, Serpent, AES-Twofish, ...)")
+	fs.StringVar(&cf.header, "header", "", "detached LUKS header `FILE`")
+	fs.IntVar(&cf.keySlot, "key-slot", -1, "LUKS: only try keyslot `N`")
+	fs.Int64Var(&cf.keyfileOffset, "keyfile-offset", 0, "LUKS: skip `N` bytes of the key file")
+	fs.Int64Var(&cf.keyfileSize, "keyfile-size", 0, "LUKS: read at most `N` bytes of the key file")
+	fs.BoolVar(&cf.nonInteractive, "non-interactive", false, "never prompt; fail if something is missing")
+	fs.Lookup("password").NoOptDefVal = ""
+	return cf
+}
+
+// addProtectFlags adds TrueCrypt's hidden-volume protection options.
+func (cf *credFlags) addProtectFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&cf.protectHidden, "protect-hidden", false, "refuse writes that would land in the hidden volume (asks for its password)")
+	fs.StringVar(&cf.hiddenPasswordFile, "hidden-password-file", "", "password of the hidden volume to protect, from `FILE`")
+	fs.StringArrayVar(&cf.hiddenKeyfiles, "hidden-keyfile", nil, "keyfile of the hidden volume to protect (repeatable)")
+	fs.IntVar(&cf.hiddenPIM, "hidden-pim", 0, "PIM of the hidden volume to protect")
+}
+
+// open resolves the credentials (prompting on a terminal when needed) and
+// opens the volume.
+func (cf *credFlags) resolve(a *app, fs *pflag.FlagSet, readOnly bool) (volume.Credentials, volume.Options, error) {
+	var c volume.Credentials
+	pw, err := cf.readPassword(a, fs, cf.passwordFile, "password", "Enter password: ", len(cf.keyfiles) > 0)
+	if err != nil {
+		return c, volume.Options{}, err
+	}
+	c.Password = pw
+	c.Keyfiles = cf.keyfiles
+	c.PIM = cf.pim
+	if cf.pim < 0 {
+		return c, volume.Options{}, usageError(errors.New("--pim must not be negative"))
+	}
+	c.KeyfileOffset = cf.keyfileOffset
+	c.KeyfileSize = cf.keyfileSize
+	if cf.keySlot >= 0 {
+		s := cf.keySlot
+		c.KeySlot = &s
+	}
+	o := volume.Options{
+		Type:       cf.typ,
+		Hash:       cf.hash,
+		Encryption: cf.encryption,
+		Hidden:     cf.hidden,
+		System:     cf.system,
+		ReadOnly:   readOnly,
+		Header:     cf.header,
+		Warn:       func(msg string) { a.warnf("%s", msg) },
+	}
+	if cf.protectHidden {
+		if cf.hidden {
+			return c, o, usageError(errors.New("--protect-hidden protects the hidden volume while the outer one is open; do not combine it with --hidden"))
+		}
+		hpw, err := cf.readPassword(a, fs, cf.hiddenPasswordFile, "", "Enter password of the hidden volume to protect: ", len(cf.hiddenKeyfiles) > 0)
+		if err != nil {
+			return c, o, err
+		}
+		o.ProtectHidden = &volume.Credentials{Password: hpw, Keyfiles: cf.hiddenKeyfiles, PIM: cf.hiddenPIM}
+	}
+	return c, o, nil
+}
+
+// readPassword takes a password from a file, the -p flag (when flagName is
+// set and given), or a terminal prompt. With keyfiles and no password
+// source, the password is empty (keyfile-only volumes).
+func (cf *credFlags) readPassword(a *app, fs *pflag.FlagSet, file, flagName, prompt string, haveKeyfiles bool) ([]byte, error) {
+	if file != "" {
+		return readPasswordFile(a, file)
+	}
+	if flagName != "" && fs.Changed(flagName) {
+		a.warnf("a password given with -p/--password is visible to other users of this machine; prefer --password-file")
+		return []byte(cf.password), nil
+	}
+	if haveKeyfiles && (cf.nonInteractive || !stdinIsTerminal()) {
+		return nil, nil
+	}
+	if cf.nonInteractive || !stdinIsTerminal() {
+		return nil, usageError(errors.New("no password given: use --password-file FILE (- for stdin), -p PASSWORD, or run on a terminal to be asked"))
+	}
+	return promptPassword(a, prompt)
+}
+
+func stdinIsTerminal() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
+
+func promptPassword(a *app, prompt string) ([]byte, error) {
+	fmt.Fprint(a.stderr, prompt)
+	pw, err := term.ReadPassword(int(os.Stdin.Fd()))
+	fmt.Fprintln(a.stderr)
+	if err != nil {
+		return nil, fmt.Errorf("reading password: %w", err)
+	}
+	return pw, nil
+}
+
+// readPasswordFile returns the first line of the file (without its line
+// ending); "-" reads standard input.
+func readPasswordFile(a *app, name string) ([]byte, error) {
+	var r io.Reader
+	if name == "-" {
+		r = a.stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("password file: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	line, err := bufio.NewReader(r).ReadBytes('\n')
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("password file: %w", err)
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	return line, nil
+}

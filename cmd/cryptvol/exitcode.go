@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/cryptvol/cryptvol/volume"
+)
+
+// Exit codes are part of the command-line contract (README "Exit codes").
+const (
+	exitOK        = 0
+	exitUsage     = 1 // bad flags or arguments
+	exitAuth      = 2 // wrong password/keyfile/PIM, or not a recognised volume
+	exitDamaged   = 3 // damaged or unsupported volume
+	exitIO        = 4 // I/O error
+	exitDestroy   = 5 // refused: it would destroy data
+	exitCancelled = 130
+)
+
+// cliError carries an exit code with the message printed for it.
+type cliError struct {
+	code int
+	err  error
+}
+
+func (e *cliError) Error() string { return e.err.Error() }
+func (e *cliError) Unwrap() error { return e.err }
+
+// usageError marks a mistake in how the command was called.
+func usageError(err error) error { return &cliError{code: exitUsage, err: err} }
+
+// withCode attaches an explicit exit code.
+func withCode(code int, err error) error { return &cliError{code: code, err: err} }
+
+// exitCodeFor maps an error to the documented exit code.
+func exitCodeFor(err error) int {
+	var ce *cliError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return exitCancelled
+	case errors.Is(err, volume.ErrWrongPassword):
+		return exitAuth
+	case errors.Is(err, volume.ErrDamaged), errors.Is(err, volume.ErrUnsupported):
+		return exitDamaged
+	case errors.Is(err, volume.ErrProtected), errors.Is(err, volume.ErrExists), errors.Is(err, fs.ErrExist):
+		return exitDestroy
+	case errors.Is(err, volume.ErrReadOnly):
+		return exitDestroy
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+		return exitIO
+	}
+	return exitIO
+}

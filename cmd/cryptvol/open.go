@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/pflag"
+
+	"github.com/cryptvol/cryptvol/fsprobe"
+	"github.com/cryptvol/cryptvol/volume"
+)
+
+// openVolume resolves credentials from the flags and unlocks path.
+func openVolume(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path string, readOnly bool) (*volume.Volume, error) {
+	c, o, err := cf.resolve(a, fs, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Wipe()
+	return volume.OpenWith(ctx, path, c, o)
+}
+
+// probeFilesystem fills in what lives in the data area, if recognisable.
+func probeFilesystem(v *volume.Volume) *volume.Filesystem {
+	r, err := fsprobe.Probe(v)
+	if err != nil {
+		return nil
+	}
+	return &volume.Filesystem{Type: r.Type, Version: r.Version, Label: r.Label, Serial: r.Serial, UUID: r.UUID}
+}
