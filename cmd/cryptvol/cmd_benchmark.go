@@ -45,6 +45,10 @@ type benchFlags struct {
 	time       time.Duration
 	pim        int
 	argon2Full bool
+	// size is shared by the kinds that need a data size (matrix, io, enc,
+	// archive): "" means the kind's own default. Kinds must not define a
+	// --size flag of their own (flags of all kinds share one flag set).
+	size string
 }
 
 // options turns the flags into bench.Options, checking them.
@@ -131,6 +135,7 @@ func runBenchmark(ctx context.Context, a *app, args []string) error {
 	fs.DurationVar(&bf.time, "time", 0, "measuring time per algorithm and direction (default 100ms; kdf 250ms)")
 	fs.IntVar(&bf.pim, "pim", 0, "kdf: VeraCrypt PIM of the header figures (0 = default)")
 	fs.BoolVar(&bf.argon2Full, "argon2-full", false, "kdf: time one full Argon2id derivation instead of scaling smaller runs")
+	fs.StringVar(&bf.size, "size", "", "matrix, io, enc, archive: data size (K, M, G suffixes); default depends on the kind")
 	for _, k := range benchmarkKinds {
 		if k.flags != nil {
 			k.flags(fs)

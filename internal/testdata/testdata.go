@@ -62,14 +62,16 @@ func Require(t testing.TB) string {
 var (
 	cacheMu sync.Mutex
 	cache   = map[string]string{}
-	tmpRoot string
 )
 
-// Unpack decompresses cryptsetup/NAME (a .xz file or a .tar.xz archive) once
-// per test process and returns the path of the result: the file for .xz,
-// the directory it was extracted into for .tar.xz. Files are left writable
-// so tests may modify copies, but each call returns the same shared path:
-// copy before writing (see CopyFile).
+// Unpack decompresses cryptsetup/NAME (a .xz file or a .tar.xz archive) and
+// returns the path of the result: the file for .xz, the directory it was
+// extracted into for .tar.xz. Results are cached in the system's temporary
+// directory under a name derived from the archive's size and time, so test
+// processes share one copy and nothing piles up; they are unpacked to a
+// private name and renamed into place, so concurrent test processes never
+// see a half-written copy. Treat the result as read-only: copy before
+// writing (see CopyFile).
 func Unpack(t testing.TB, name string) string {
 	t.Helper()
 	dir := Require(t)
@@ -78,14 +80,22 @@ func Unpack(t testing.TB, name string) string {
 	if p, ok := cache[name]; ok {
 		return p
 	}
-	if tmpRoot == "" {
-		var err error
-		tmpRoot, err = os.MkdirTemp("", "cryptvol-testdata-")
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	src := filepath.Join(dir, "cryptsetup", name)
+	fi, err := os.Stat(src)
+	if err != nil {
+		t.Fatalf("test corpus file: %v", err)
+	}
+	base := strings.TrimSuffix(strings.TrimSuffix(name, ".xz"), ".tar")
+	out := filepath.Join(os.TempDir(), fmt.Sprintf("cryptvol-testdata-%s-%d-%d", base, fi.Size(), fi.ModTime().Unix()))
+	if _, err := os.Stat(out); err == nil {
+		cache[name] = out
+		return out
+	}
+	tmp, err := os.MkdirTemp(os.TempDir(), "cryptvol-unpack-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
 	f, err := os.Open(src)
 	if err != nil {
 		t.Fatalf("test corpus file: %v", err)
@@ -95,17 +105,27 @@ func Unpack(t testing.TB, name string) string {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	var out string
+	staged := filepath.Join(tmp, "out")
 	if strings.HasSuffix(name, ".tar.xz") {
-		out = filepath.Join(tmpRoot, strings.TrimSuffix(name, ".tar.xz"))
-		if err := untar(zr, out); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		err = untar(zr, staged)
 	} else {
-		out = filepath.Join(tmpRoot, strings.TrimSuffix(name, ".xz"))
-		if err := writeFile(out, zr); err != nil {
+		err = writeFile(staged, zr)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	// Shared by every test process: make a stray write fail loudly.
+	filepath.Walk(staged, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			os.Chmod(p, 0o444)
+		}
+		return nil
+	})
+	if err := os.Rename(staged, out); err != nil {
+		if _, serr := os.Stat(out); serr != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		// Another test process won the race; use its copy.
 	}
 	cache[name] = out
 	return out
