@@ -1,6 +1,9 @@
 // Package sector implements the sector (data-unit) encryption modes used by
-// disk encryption: XTS, CBC with plain/plain64/ESSIV/benbi IVs, LRW, ECB and
-// TrueCrypt's legacy CBC variants, over ciphers.Block.
+// disk encryption: XTS, CBC with plain/plain64/ESSIV/benbi IVs, LRW and ECB
+// over ciphers.Block, VeraCrypt's XTS cascades (ChainXTS), and Parallel,
+// which spreads large runs over cores. TrueCrypt 4.x/5.x's legacy CBC, with
+// its per-sector whitening, is used by nothing else and lives with its
+// format in volume/tcrypt (legacycbc.go).
 //
 // A Mode encrypts a whole run of sectors per call and derives each sector's
 // tweak or IV from its number itself, so callers never loop over sectors.

@@ -94,6 +94,10 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 	default:
 		return usageError(fmt.Errorf("--volume-type %q: want normal or hidden", f.volumeType))
 	}
+	if f.size == "" && !cf.nonInteractive && stdinIsTerminal() {
+		fmt.Fprint(a.stderr, "Volume size (K, M, G or T suffix, e.g. 10M): ")
+		fmt.Fscanln(a.stdin, &f.size)
+	}
 	if f.size == "" {
 		return usageError(errors.New("--size is required (e.g. --size 10M)"))
 	}
