@@ -115,14 +115,27 @@ func unlockHeader(ctx context.Context, dev volume.Device, creds volume.Credentia
 		clear(passVera)
 		clear(passTrue)
 	}()
-	return runAttempts(ctx, attempts, o.Encryption)
+	// Primary copies first, on all cores; the backup copies only if no
+	// primary verified, so a correct --hash costs one derivation with every
+	// core on it, and a damaged primary header costs a second round.
+	var primary, backup []attempt
+	for _, a := range attempts {
+		if a.loc.Backup {
+			backup = append(backup, a)
+		} else {
+			primary = append(primary, a)
+		}
+	}
+	f, err := runAttempts(ctx, primary, o.Encryption)
+	if f != nil || len(backup) == 0 || !errors.Is(err, volume.ErrWrongPassword) {
+		return f, err
+	}
+	return runAttempts(ctx, backup, o.Encryption)
 }
 
 // runAttempts derives header keys on all cores, in list order, and returns
-// the first attempt in list order that verifies: a primary header wins over
-// a backup copy even when the backup's derivation finishes first. Once
-// attempt i verifies, every later attempt is cancelled and no new one
-// starts; earlier ones still running are allowed to finish.
+// the first attempt that verifies; everything still running is cancelled
+// at once and nothing new starts.
 func runAttempts(parent context.Context, attempts []attempt, encryption string) (*found, error) {
 	ctxs := make([]context.Context, len(attempts))
 	cancels := make([]context.CancelFunc, len(attempts))
@@ -153,7 +166,7 @@ func runAttempts(parent context.Context, attempts []attempt, encryption string) 
 				switch {
 				case f != nil && i < bestIdx:
 					best, bestIdx = f, i
-					for j := i + 1; j < len(attempts); j++ {
+					for j := range attempts {
 						cancels[j]()
 					}
 				case err != nil && ctxs[i].Err() == nil:
@@ -165,7 +178,7 @@ func runAttempts(parent context.Context, attempts []attempt, encryption string) 
 	}
 	for i := range attempts {
 		mu.Lock()
-		stop := i > bestIdx
+		stop := best != nil
 		mu.Unlock()
 		if stop || parent.Err() != nil {
 			break
