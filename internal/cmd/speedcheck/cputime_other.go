@@ -4,3 +4,6 @@ package main
 
 // threadCPUTime is not available here; speedcheck falls back to wall time.
 func threadCPUTime() float64 { return 0 }
+
+// processCPUTime is not available here; speedcheck falls back to wall time.
+func processCPUTime() float64 { return 0 }

@@ -19,7 +19,13 @@
 //
 // Usage:
 //
-//	go run ./internal/cmd/speedcheck [-seconds 2] [-floor 0.5] [-require-tools]
+//	go run ./internal/cmd/speedcheck [-seconds 2] [-floor 0.5] [-require-tools] [-full]
+//
+// With -full it also checks that XTS on two threads over a 5 MiB buffer
+// runs at least 1.8x one thread (AES, Serpent, Twofish; wall time, best
+// sample) and that PBKDF2 iterations per CPU second for a 256-bit key are
+// at least what `cryptsetup benchmark` prints for SHA-512, SHA-256,
+// RIPEMD-160 and Whirlpool.
 //
 // It exits 1 when a ratio is below the floor, 2 on a usage or tool error,
 // and reports SKIP (exit 0, unless -require-tools) for a missing tool.
@@ -52,6 +58,7 @@ func main() {
 	seconds := flag.Float64("seconds", 2, "measuring time per algorithm and direction")
 	floor := flag.Float64("floor", 0.5, "minimum ratio cryptvol/reference")
 	require := flag.Bool("require-tools", false, "fail instead of skipping when openssl or botan is missing")
+	full := flag.Bool("full", false, "also check two-thread scaling and PBKDF2 against cryptsetup benchmark")
 	flag.Parse()
 	d := time.Duration(*seconds * float64(time.Second))
 
@@ -99,6 +106,9 @@ func main() {
 		ours := 2 / (1/enc + 1/dec)
 		ref, err := botanSpeed(name, *seconds)
 		report(name, "enc+dec", ours, ref, "botan", err)
+	}
+	if *full && fullChecks(d) {
+		failed = true
 	}
 	switch {
 	case failed:
