@@ -61,7 +61,9 @@ type Driver interface {
 	Handles(t string) bool
 	// Detect is a cheap, password-less check of the first bytes of the
 	// header device. Formats with no magic (TrueCrypt) return false and are
-	// tried last, by password.
+	// tried last, by password. A driver whose format always has a magic
+	// also implements HasMagic() bool (returning true), and is then left out
+	// of auto-detection when Detect says no; --type still selects it.
 	Detect(head []byte) bool
 	// Unlock decrypts the header with the credentials. It returns an error
 	// wrapping ErrWrongPassword when nothing verified.
@@ -120,6 +122,11 @@ func candidates(typ string, head []byte) ([]Driver, error) {
 		return out, nil
 	}
 	for _, d := range all {
+		if m, ok := d.(interface{ HasMagic() bool }); ok && m.HasMagic() {
+			// A format with a magic whose magic is absent is not what
+			// this is; its error would only hide the real one.
+			continue
+		}
 		if d.Handles("") {
 			out = append(out, d)
 		}

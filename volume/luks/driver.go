@@ -25,6 +25,10 @@ type driver struct{}
 
 func (driver) Name() string { return "luks" }
 
+// HasMagic tells the volume package that a LUKS header always starts with
+// its magic, so auto-detection need not try LUKS on files without one.
+func (driver) HasMagic() bool { return true }
+
 func (driver) Handles(t string) bool {
 	switch t {
 	case "", "luks", "luks1", "luks2":
