@@ -110,6 +110,11 @@ runs over 256 MiB to VeraCrypt's cost (416 MiB, 6 passes at the default PIM),
 or with --argon2-full one full derivation is timed. SHA-1 is TrueCrypt-only:
 its row uses TrueCrypt's 2000 iterations.
 
+io TARGET writes --size (default 256M) in --block-size writes with fsync
+and reads it back, straight to TARGET (a new file, or a block device with
+--force) and through an encrypted volume on it (--encryption, --via mount or
+api), and prints MB/s of both and the overhead in percent.
+
 The whole run takes a few seconds; a progress line is shown on a terminal.
 
 Examples:
@@ -117,6 +122,7 @@ Examples:
   cryptvol benchmark --buffer 100M --threads 1 --algorithms AES,Serpent-Twofish-AES
   cryptvol benchmark --format json --buffer 4096 --threads 1
   cryptvol benchmark kdf --pim 485
+  cryptvol benchmark io /mnt/disk/bench.tmp --size 1G
 `,
 		run: runBenchmark,
 	})
@@ -156,12 +162,19 @@ func runBenchmark(ctx context.Context, a *app, args []string) error {
 	return k.run(ctx, a, bf, rest)
 }
 
+// kindNames lists the kinds, the default (ciphers) first, then the others
+// alphabetically.
 func kindNames() string {
 	names := make([]string, 0, len(benchmarkKinds))
 	for n := range benchmarkKinds {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	sort.Slice(names, func(i, j int) bool {
+		if (names[i] == "ciphers") != (names[j] == "ciphers") {
+			return names[i] == "ciphers"
+		}
+		return names[i] < names[j]
+	})
 	return strings.Join(names, ", ")
 }
 

@@ -1,0 +1,97 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// testKey is a key file's contents: the fastest credentials, so tests spend
+// their time on the format rather than on Argon2.
+var testKey = Credentials{KeyFile: bytes.Repeat([]byte("k"), 32)}
+
+// testArgon2 keeps password tests quick; the format does not care.
+var testArgon2 = Argon2Params{MemoryKiB: 64, Passes: 1, Lanes: 1}
+
+func newTestArchive(t testing.TB, o *CreateOptions) (*Archive, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "a.cva")
+	if o == nil {
+		o = &CreateOptions{NoSync: true}
+	}
+	a, err := Create(context.Background(), path, testKey, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, path
+}
+
+func reopen(t testing.TB, a *Archive, path string, ro bool) *Archive {
+	t.Helper()
+	if a != nil {
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := Open(context.Background(), path, testKey, &OpenOptions{ReadOnly: ro, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// content is deterministic pseudo-random data for member i.
+func content(seed uint64, n int) []byte {
+	r := rand.New(rand.NewChaCha8([32]byte{byte(seed), byte(seed >> 8), byte(seed >> 16), byte(seed >> 24), 1}))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+var testTime = time.Date(2024, 2, 29, 12, 34, 56, 789, time.UTC)
+
+func fileInfo() Info { return Info{ModTime: testTime, Mode: 0o640} }
+
+func mustAdd(t testing.TB, a *Archive, name string, data []byte) {
+	t.Helper()
+	if err := a.Add(name, bytes.NewReader(data), fileInfo(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustCommit(t testing.TB, a *Archive) {
+	t.Helper()
+	if err := a.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkContents asserts the archive holds exactly want (name -> contents).
+func checkContents(t testing.TB, a *Archive, want map[string][]byte) {
+	t.Helper()
+	list := a.List()
+	if len(list) != len(want) || a.Len() != len(want) {
+		t.Fatalf("archive lists %d members (Len %d), want %d", len(list), a.Len(), len(want))
+	}
+	for _, e := range list {
+		w, ok := want[e.Name]
+		if !ok {
+			t.Fatalf("unexpected member %q", e.Name)
+		}
+		got, err := a.ReadFile(e.Name)
+		if err != nil {
+			t.Fatalf("ReadFile(%q): %v", e.Name, err)
+		}
+		if !bytes.Equal(got, w) || e.Size != int64(len(w)) {
+			t.Fatalf("member %q: %d bytes (size %d), want %d bytes", e.Name, len(got), e.Size, len(w))
+		}
+	}
+}
+
+func name(i int) string { return fmt.Sprintf("thumbs/%03d/img-%06d.jpg", i%1000, i) }

@@ -1,0 +1,802 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/cryptvol/cryptvol/archive"
+)
+
+// `cryptvol archive SUBCOMMAND ARCHIVE ...`: the encrypted append-only
+// archive of package archive (format in archive/SPEC.md). Flag parsing and
+// file-system walking only; the format lives in the package.
+
+func init() {
+	register(&command{
+		name:    "archive",
+		summary: "encrypted append-only archive of many small files (create, add, ls, get, cat, rm, compact, verify)",
+		usage:   archiveUsage,
+		run:     runArchive,
+	})
+	// Set here, not in the map literal, to avoid an initialisation cycle
+	// (the runners look their help up in the map).
+	for name, run := range map[string]func(context.Context, *app, []string) error{
+		"create": runArchiveCreate, "add": runArchiveAdd, "ls": runArchiveLs, "get": runArchiveGet,
+		"cat": runArchiveCat, "rm": runArchiveRm, "compact": runArchiveCompact, "verify": runArchiveVerify,
+	} {
+		archiveSubcommands[name].run = run
+	}
+}
+
+const archiveUsage = `Usage: cryptvol archive SUBCOMMAND ARCHIVE [ARGS] [OPTIONS]
+
+An encrypted archive for many small files in one file: adding files appends
+them and a small index, without rewriting anything; reading one member is one
+read. A crash at any moment leaves the archive as it was before or after the
+change. Format: archive/SPEC.md.
+
+Subcommands:
+  create ARCHIVE [PATH...] [-r]   a new archive (optionally with files in it)
+  add ARCHIVE PATH... [-r]        add files (-r: directories too); --force replaces
+  ls ARCHIVE [-l]                 list the members, in the order added
+  get ARCHIVE [MEMBER...] [-C DIR] extract members (all by default) under DIR
+  cat ARCHIVE MEMBER...           write members to standard output
+  rm ARCHIVE MEMBER... [-r]       remove members (their space returns at compact)
+  compact ARCHIVE                 rewrite the live members into a new file
+  verify ARCHIVE [--repair]       authenticate every byte; --repair cuts off an
+                                  interrupted append
+
+Credentials: --password-file FILE (first line; - = stdin), -p PASSWORD, a
+prompt on a terminal, or -k/--keyfile FILE (32 bytes to 1 MiB of random
+data, e.g. from 'cryptvol keyfile FILE') instead of a password. A password is
+stretched with Argon2id (64 MiB, 3 passes, 4 lanes by default).
+
+Run 'cryptvol archive SUBCOMMAND --help' for a subcommand's options.
+
+Examples:
+  cryptvol keyfile thumbs.key
+  cryptvol archive create thumbs.cva thumbnails/ -r -k thumbs.key
+  cryptvol archive add thumbs.cva new.jpg -k thumbs.key
+  cryptvol archive get thumbs.cva thumbnails/new.jpg -C /tmp/out -k thumbs.key
+  cryptvol archive verify thumbs.cva --password-file pw
+`
+
+// archiveSubcommands maps a subcommand to its runner and help.
+var archiveSubcommands = map[string]*command{
+	"create": {name: "archive create", usage: `Usage: cryptvol archive create ARCHIVE [PATH...] [-r] [--cipher NAME]
+                               [--argon2-memory 64M] [--argon2-passes 3] [--argon2-lanes 4]
+                               [--password-file FILE | -p PASSWORD | -k KEYFILE]
+
+Creates a new archive (it must not exist), asking for the password twice on
+a terminal. PATHs given are added as by 'archive add'. The cipher is
+aes-256-gcm (default) or xchacha20-poly1305 (faster without AES
+instructions).
+
+Example:
+  cryptvol archive create photos.cva --password-file pw
+  cryptvol archive create thumbs.cva thumbnails/ -r -k thumbs.key
+`},
+	"add": {name: "archive add", usage: `Usage: cryptvol archive add ARCHIVE PATH... [-r] [--force] [--name NAME] [credentials]
+
+Adds files to the archive, in one commit. A member's name is the path as
+given, with '/' separators and any leading '/' or '../' removed (as tar
+does; the contents of . or / are named from there); --name NAME names a
+single PATH (and is required for -, standard input). Directories need -r and are added with everything in them;
+symbolic links and special files are skipped with a warning. A member that
+exists is kept (exit 5) unless --force replaces it. Modification times and
+permissions are kept. If anything fails, the archive is unchanged.
+
+Example:
+  cryptvol archive add thumbs.cva new.jpg more/ -r -k thumbs.key
+  generate | cryptvol archive add a.cva - --name report.txt --password-file pw
+`},
+	"ls": {name: "archive ls", usage: `Usage: cryptvol archive ls ARCHIVE [-l] [credentials]
+
+Lists the members in the order they were added; -l adds mode, size and
+modification time.
+
+Example:
+  cryptvol archive ls thumbs.cva -l -k thumbs.key
+`},
+	"get": {name: "archive get", usage: `Usage: cryptvol archive get ARCHIVE [MEMBER...] [-C DIR] [--force] [credentials]
+
+Extracts the MEMBERs (a directory member with everything under it), or the
+whole archive, below DIR (default: the current directory), recreating their
+paths. Every byte is authenticated before it is kept: each file is written to
+a temporary name and renamed when complete. Existing files are kept (exit 5,
+before anything is written) unless --force. Member names that would leave
+DIR are refused.
+
+Example:
+  cryptvol archive get thumbs.cva -C restored -k thumbs.key
+  cryptvol archive get thumbs.cva thumbnails/a.jpg -k thumbs.key
+`},
+	"cat": {name: "archive cat", usage: `Usage: cryptvol archive cat ARCHIVE MEMBER... [credentials]
+
+Writes the members' contents to standard output, one after another. A
+member is streamed chunk by chunk: output stops at the first chunk that does
+not authenticate (exit 3).
+
+Example:
+  cryptvol archive cat notes.cva todo.txt --password-file pw
+`},
+	"rm": {name: "archive rm", usage: `Usage: cryptvol archive rm ARCHIVE MEMBER... [-r] [credentials]
+
+Removes members from the archive's index, in one commit. A directory member
+needs -r and goes with everything under it. The removed records stay in the
+file, unreadable without the index, until 'archive compact'.
+
+Example:
+  cryptvol archive rm thumbs.cva thumbnails/old.jpg -k thumbs.key
+`},
+	"compact": {name: "archive compact", usage: `Usage: cryptvol archive compact ARCHIVE [credentials]
+
+Rewrites the live members into a new file beside the archive and renames it
+over the archive, so removed and replaced members stop taking space. Every
+record is re-encrypted (records are bound to their file). The credentials do
+not change. Until the rename the old file is untouched.
+
+Example:
+  cryptvol archive compact thumbs.cva -k thumbs.key
+`},
+	"verify": {name: "archive verify", usage: `Usage: cryptvol archive verify ARCHIVE [--repair] [credentials]
+
+Authenticates every byte of the archive: header, every commit's index
+segment and footer, and every record (also of removed members), and checks
+that nothing is missing or left over. Exit 0 when sound, 3 when damaged or
+when an interrupted append left a torn tail. --repair cuts a torn tail off
+(and, if the newest index is damaged, rolls back to the commit before it,
+saying so); damaged records cannot be repaired: remove those members, then
+compact.
+
+Example:
+  cryptvol archive verify thumbs.cva -k thumbs.key
+  cryptvol archive verify thumbs.cva --repair -k thumbs.key
+`},
+}
+
+func runArchive(ctx context.Context, a *app, args []string) error {
+	if len(args) == 0 {
+		return usageError(errors.New("missing subcommand: create, add, ls, get, cat, rm, compact or verify"))
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(a.stdout, archiveUsage)
+		return errHelpShown
+	}
+	sub, ok := archiveSubcommands[args[0]]
+	if !ok {
+		return usageError(fmt.Errorf("unknown subcommand %q: want create, add, ls, get, cat, rm, compact or verify", args[0]))
+	}
+	return sub.run(ctx, a, args[1:])
+}
+
+// archiveCred holds the credential flags of the archive subcommands: a
+// subset of the volume ones, with the same spellings.
+type archiveCred struct {
+	cf      *credFlags
+	keyfile string
+}
+
+func addArchiveCredFlags(fs *pflag.FlagSet) *archiveCred {
+	ac := &archiveCred{cf: &credFlags{}}
+	fs.StringVar(&ac.cf.passwordFile, "password-file", "", "read the password from the first line of `FILE` (- = stdin)")
+	fs.StringVarP(&ac.cf.password, "password", "p", "", "password on the command line (visible to other users: prefer --password-file)")
+	fs.Lookup("password").NoOptDefVal = ""
+	fs.StringVarP(&ac.keyfile, "keyfile", "k", "", "key `FILE` (32 bytes to 1 MiB) instead of a password")
+	fs.BoolVar(&ac.cf.nonInteractive, "non-interactive", false, "never prompt; fail if something is missing")
+	return ac
+}
+
+// credentials reads the key file or the password (twice on a terminal for
+// a new archive).
+func (ac *archiveCred) credentials(a *app, fs *pflag.FlagSet, isNew bool) (archive.Credentials, error) {
+	if ac.keyfile != "" {
+		if ac.cf.passwordFile != "" || fs.Changed("password") {
+			return archive.Credentials{}, usageError(errors.New("give a password or a key file, not both"))
+		}
+		f, err := os.Open(ac.keyfile)
+		if err != nil {
+			return archive.Credentials{}, fmt.Errorf("key file: %w", err)
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
+		if err != nil {
+			return archive.Credentials{}, fmt.Errorf("key file: %w", err)
+		}
+		if len(b) < 32 || len(b) > 1<<20 {
+			return archive.Credentials{}, usageError(fmt.Errorf("key file %s: want 32 bytes to 1 MiB of random data, not %d bytes", ac.keyfile, len(b)))
+		}
+		return archive.Credentials{KeyFile: b}, nil
+	}
+	var pw []byte
+	var err error
+	if isNew {
+		pw, err = ac.cf.newPassword(a, fs, "archive", false)
+	} else {
+		pw, err = ac.cf.readPassword(a, fs, ac.cf.passwordFile, "password", "Enter password: ", false)
+	}
+	if err != nil {
+		return archive.Credentials{}, err
+	}
+	if pw == nil {
+		pw = []byte{}
+	}
+	return archive.Credentials{Password: pw}, nil
+}
+
+// archiveError maps the package's errors to the documented exit codes.
+func archiveError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *cliError
+	if errors.As(err, &ce) {
+		return err
+	}
+	switch {
+	case errors.Is(err, archive.ErrWrongKey), errors.Is(err, archive.ErrNotArchive):
+		return withCode(exitAuth, err)
+	case errors.Is(err, archive.ErrDamaged), errors.Is(err, archive.ErrUnsupported):
+		return withCode(exitDamaged, err)
+	case errors.Is(err, fs.ErrExist):
+		return withCode(exitDestroy, err)
+	case errors.Is(err, archive.ErrInvalidName):
+		return usageError(err)
+	}
+	return err
+}
+
+// openArchive reads the credentials and opens the archive, warning about a
+// torn tail.
+func openArchive(ctx context.Context, a *app, fl *pflag.FlagSet, ac *archiveCred, path string, readOnly bool) (*archive.Archive, error) {
+	cred, err := ac.credentials(a, fl, false)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(cred.Password)
+	defer clear(cred.KeyFile)
+	ar, err := archive.Open(ctx, path, cred, &archive.OpenOptions{ReadOnly: readOnly})
+	if err != nil {
+		return nil, archiveError(err)
+	}
+	if t := ar.Tail(); t > 0 {
+		a.warnf("%s ends with %d bytes of an interrupted append; using the last complete commit (the next change, or 'archive verify --repair', removes them)", path, t)
+	}
+	return ar, nil
+}
+
+func archiveFlags(name string, a *app) (*pflag.FlagSet, *archiveCred, *command) {
+	c := archiveSubcommands[name]
+	fl := newFlags(c, a)
+	return fl, addArchiveCredFlags(fl), c
+}
+
+func runArchiveCreate(ctx context.Context, a *app, args []string) error {
+	fl, ac, c := archiveFlags("create", a)
+	cipherName := fl.String("cipher", "aes-256-gcm", "aes-256-gcm or xchacha20-poly1305")
+	mem := fl.String("argon2-memory", "64M", "Argon2id memory (K, M, G suffixes)")
+	passes := fl.Uint32("argon2-passes", archive.DefaultArgon2.Passes, "Argon2id passes")
+	lanes := fl.Uint32("argon2-lanes", archive.DefaultArgon2.Lanes, "Argon2id lanes")
+	recursive := fl.BoolP("recursive", "r", false, "add directories with everything in them")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 1, -1); err != nil {
+		return err
+	}
+	ciph, err := archive.ParseCipher(*cipherName)
+	if err != nil {
+		return usageError(err)
+	}
+	m, err := parseSize(*mem)
+	if err != nil || m < 1024 || m/1024 > 1<<32-1 {
+		return usageError(fmt.Errorf("--argon2-memory %s: want 8K to 4G", *mem))
+	}
+	path := fl.Arg(0)
+	if _, err := os.Lstat(path); err == nil {
+		return withCode(exitDestroy, fmt.Errorf("%s exists", path))
+	}
+	srcs, err := archiveSources(fl.Args()[1:], "", *recursive)
+	if err != nil {
+		return err
+	}
+	cred, err := ac.credentials(a, fl, true)
+	if err != nil {
+		return err
+	}
+	defer clear(cred.Password)
+	defer clear(cred.KeyFile)
+	o := &archive.CreateOptions{Cipher: ciph}
+	if cred.KeyFile == nil {
+		o.Argon2 = archive.Argon2Params{MemoryKiB: uint32(m / 1024), Passes: *passes, Lanes: *lanes}
+	} else if fl.Changed("argon2-memory") || fl.Changed("argon2-passes") || fl.Changed("argon2-lanes") {
+		return usageError(errors.New("the --argon2-* options apply to a password, not a key file"))
+	}
+	ar, err := archive.Create(ctx, path, cred, o)
+	if err != nil {
+		if strings.Contains(err.Error(), "argon2") {
+			return usageError(err)
+		}
+		return archiveError(err)
+	}
+	if err := archiveAddAll(ctx, a, ar, srcs, false); err != nil {
+		ar.Close()
+		os.Remove(path)
+		return archiveError(err)
+	}
+	return ar.Close()
+}
+
+// archiveSource is one file or directory to add, with its member name.
+type archiveSource struct {
+	path, name string
+	info       fs.FileInfo
+}
+
+// archiveMemberName turns a local path into a member name: slashes,
+// cleaned, without a volume name, leading '/' or '../' elements.
+func archiveMemberName(p string) string {
+	p = filepath.ToSlash(strings.TrimPrefix(p, filepath.VolumeName(p)))
+	p = path.Clean("/" + p)
+	return strings.TrimPrefix(p, "/")
+}
+
+// archiveSources expands the PATH arguments: each file, and with -r each
+// directory and everything under it, in lexical order.
+func archiveSources(paths []string, rename string, recursive bool) ([]archiveSource, error) {
+	var out []archiveSource
+	for _, p := range paths {
+		if p == "-" {
+			if rename == "" {
+				return nil, usageError(errors.New("- (standard input) needs --name"))
+			}
+			out = append(out, archiveSource{path: "-", name: rename})
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil, err
+		}
+		base := archiveMemberName(p)
+		if rename != "" {
+			base = rename
+		}
+		if base == "" && !fi.IsDir() {
+			return nil, usageError(fmt.Errorf("%s: give the member a name with --name", p))
+		}
+		if base != "" && !archive.ValidName(base) {
+			return nil, usageError(fmt.Errorf("%q is not a valid member name", base))
+		}
+		if fi.IsDir() && !recursive {
+			return nil, usageError(fmt.Errorf("%s is a directory (use -r)", p))
+		}
+		if !fi.IsDir() {
+			out = append(out, archiveSource{path: p, name: base, info: fi})
+			continue
+		}
+		err = filepath.WalkDir(p, func(fp string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(p, fp)
+			if err != nil {
+				return err
+			}
+			name := path.Join(base, filepath.ToSlash(rel))
+			if name == "." {
+				return nil // "." or "/" itself: its contents are named from it
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			out = append(out, archiveSource{path: fp, name: name, info: info})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// archiveAddAll adds the sources in one batch and commits; on any error the
+// batch is discarded.
+func archiveAddAll(ctx context.Context, a *app, ar *archive.Archive, srcs []archiveSource, force bool) error {
+	if len(srcs) == 0 {
+		return nil
+	}
+	opt := &archive.AddOptions{Replace: force}
+	for _, s := range srcs {
+		if err := ctx.Err(); err != nil {
+			ar.Rollback()
+			return err
+		}
+		err := archiveAddOne(a, ar, s, opt)
+		if err != nil {
+			ar.Rollback()
+			if errors.Is(err, fs.ErrExist) {
+				return withCode(exitDestroy, fmt.Errorf("%s: member exists (use --force to replace it)", s.name))
+			}
+			return err
+		}
+	}
+	return ar.Commit()
+}
+
+func archiveAddOne(a *app, ar *archive.Archive, s archiveSource, opt *archive.AddOptions) error {
+	if s.path == "-" {
+		return ar.Add(s.name, a.stdin, archive.Info{ModTime: time.Now(), Mode: 0o644}, opt)
+	}
+	info := archive.Info{ModTime: s.info.ModTime(), Mode: s.info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}
+	switch t := s.info.Mode().Type(); {
+	case t == fs.ModeDir:
+		info.Mode |= fs.ModeDir
+		return ar.Add(s.name, nil, info, opt)
+	case t != 0:
+		a.warnf("%s: skipped (%s): only regular files and directories are archived", s.path, archiveKind(t))
+		return nil
+	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return ar.Add(s.name, f, info, opt)
+}
+
+func archiveKind(t fs.FileMode) string {
+	switch {
+	case t&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case t&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case t&fs.ModeSocket != 0:
+		return "socket"
+	case t&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
+
+func runArchiveAdd(ctx context.Context, a *app, args []string) error {
+	fl, ac, c := archiveFlags("add", a)
+	recursive := fl.BoolP("recursive", "r", false, "add directories with everything in them")
+	force := fl.Bool("force", false, "replace members that exist")
+	rename := fl.String("name", "", "member `NAME` for a single PATH (required for -)")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 2, -1); err != nil {
+		return err
+	}
+	if *rename != "" && fl.NArg() != 2 {
+		return usageError(errors.New("--name names a single PATH"))
+	}
+	srcs, err := archiveSources(fl.Args()[1:], *rename, *recursive)
+	if err != nil {
+		return err
+	}
+	ar, err := openArchive(ctx, a, fl, ac, fl.Arg(0), false)
+	if err != nil {
+		return err
+	}
+	defer ar.Close()
+	return archiveError(archiveAddAll(ctx, a, ar, srcs, *force))
+}
+
+func runArchiveLs(ctx context.Context, a *app, args []string) error {
+	fl, ac, c := archiveFlags("ls", a)
+	long := fl.BoolP("long", "l", false, "show mode, size and modification time")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 1, 1); err != nil {
+		return err
+	}
+	ar, err := openArchive(ctx, a, fl, ac, fl.Arg(0), true)
+	if err != nil {
+		return err
+	}
+	defer ar.Close()
+	for _, e := range ar.List() {
+		if !*long {
+			fmt.Fprintln(a.stdout, e.Name)
+			continue
+		}
+		fmt.Fprintf(a.stdout, "%s %12d %s %s\n", e.Mode, e.Size, e.ModTime.Local().Format("2006-01-02 15:04:05"), e.Name)
+	}
+	return nil
+}
+
+// archiveSelect returns the members the MEMBER arguments name: each exact
+// member, and for a directory member (or a name that is only a prefix)
+// everything under it. No arguments select everything.
+func archiveSelect(ar *archive.Archive, names []string) ([]archive.Entry, error) {
+	all := ar.List()
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []archive.Entry
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSuffix(strings.TrimPrefix(path.Clean("/"+n), "/"), "/")
+		found := false
+		for _, e := range all {
+			if e.Name == n || strings.HasPrefix(e.Name, n+"/") || n == "" {
+				found = true
+				if !seen[e.Name] {
+					seen[e.Name] = true
+					out = append(out, e)
+				}
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("%s: %w", n, fs.ErrNotExist)
+		}
+	}
+	return out, nil
+}
+
+func runArchiveGet(ctx context.Context, a *app, args []string) error {
+	fl, ac, c := archiveFlags("get", a)
+	dir := fl.StringP("directory", "C", ".", "extract below `DIR` (created if missing)")
+	force := fl.Bool("force", false, "overwrite existing files")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 1, -1); err != nil {
+		return err
+	}
+	ar, err := openArchive(ctx, a, fl, ac, fl.Arg(0), true)
+	if err != nil {
+		return err
+	}
+	defer ar.Close()
+	sel, err := archiveSelect(ar, fl.Args()[1:])
+	if err != nil {
+		return err
+	}
+	// Check every destination before writing anything.
+	for _, e := range sel {
+		local := filepath.FromSlash(e.Name)
+		if !filepath.IsLocal(local) {
+			return withCode(exitDamaged, fmt.Errorf("member %q would be extracted outside %s: refused", e.Name, *dir))
+		}
+		if e.IsDir() {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(*dir, local)); err == nil && !*force {
+			return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to overwrite)", filepath.Join(*dir, local)))
+		}
+	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(*dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	var dirs []archive.Entry
+	for _, e := range sel {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		local := filepath.FromSlash(e.Name)
+		if e.IsDir() {
+			if err := root.MkdirAll(local, 0o700); err != nil {
+				return err
+			}
+			dirs = append(dirs, e)
+			continue
+		}
+		if err := archiveExtract(ar, root, e, local); err != nil {
+			return archiveError(err)
+		}
+	}
+	// Directory modes and times last, deepest first, once their contents
+	// are written.
+	sort.Slice(dirs, func(i, j int) bool { return dirs[i].Name > dirs[j].Name })
+	for _, e := range dirs {
+		local := filepath.FromSlash(e.Name)
+		root.Chmod(local, e.Mode.Perm())
+		root.Chtimes(local, e.ModTime, e.ModTime)
+	}
+	return nil
+}
+
+// archiveExtract writes one member through a temporary file renamed into
+// place once every chunk has authenticated.
+func archiveExtract(ar *archive.Archive, root *os.Root, e archive.Entry, local string) error {
+	if d := filepath.Dir(local); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	m, err := ar.Open(e.Name)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	tmp := filepath.Join(filepath.Dir(local), ".cryptvol-"+filepath.Base(local)+".tmp")
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, m)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Chmod(tmp, e.Mode.Perm())
+	}
+	if err == nil {
+		err = root.Chtimes(tmp, e.ModTime, e.ModTime)
+	}
+	if err == nil {
+		err = root.Rename(tmp, local)
+	}
+	if err != nil {
+		root.Remove(tmp)
+	}
+	return err
+}
+
+func runArchiveCat(ctx context.Context, a *app, args []string) error {
+	fl, ac, c := archiveFlags("cat", a)
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 2, -1); err != nil {
+		return err
+	}
+	ar, err := openArchive(ctx, a, fl, ac, fl.Arg(0), true)
+	if err != nil {
+		return err
+	}
+	defer ar.Close()
+	for _, n := range fl.Args()[1:] {
+		m, err := ar.Open(n)
+		if err != nil {
+			return archiveError(err)
+		}
+		_, err = io.Copy(a.stdout, m)
+		m.Close()
+		if err != nil {
+			return archiveError(err)
+		}
+	}
+	return nil
+}
+
+func runArchiveRm(ctx context.Context, a *app, args []string) error {
+	fl, ac, c := archiveFlags("rm", a)
+	recursive := fl.BoolP("recursive", "r", false, "remove directory members with everything under them")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 2, -1); err != nil {
+		return err
+	}
+	ar, err := openArchive(ctx, a, fl, ac, fl.Arg(0), false)
+	if err != nil {
+		return err
+	}
+	defer ar.Close()
+	var names []string
+	for _, n := range fl.Args()[1:] {
+		sel, err := archiveSelect(ar, []string{n})
+		if err != nil {
+			return err
+		}
+		if len(sel) > 1 || sel[0].IsDir() || sel[0].Name != strings.Trim(path.Clean("/"+n), "/") {
+			if !*recursive {
+				return usageError(fmt.Errorf("%s is a directory (use -r)", n))
+			}
+		}
+		for _, e := range sel {
+			names = append(names, e.Name)
+		}
+	}
+	if err := ar.Remove(names...); err != nil {
+		return archiveError(err)
+	}
+	return archiveError(ar.Commit())
+}
+
+func runArchiveCompact(ctx context.Context, a *app, args []string) error {
+	fl, ac, c := archiveFlags("compact", a)
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 1, 1); err != nil {
+		return err
+	}
+	ar, err := openArchive(ctx, a, fl, ac, fl.Arg(0), false)
+	if err != nil {
+		return err
+	}
+	defer ar.Close()
+	st, err := ar.Compact(ctx, nil)
+	if err != nil {
+		return archiveError(err)
+	}
+	fmt.Fprintf(a.stdout, "%d members; %s -> %s\n", st.Members, humanSize(st.BytesBefore), humanSize(st.BytesAfter))
+	return nil
+}
+
+func runArchiveVerify(ctx context.Context, a *app, args []string) error {
+	fl, ac, c := archiveFlags("verify", a)
+	repair := fl.Bool("repair", false, "cut off a torn tail (or roll back a damaged newest index)")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 1, 1); err != nil {
+		return err
+	}
+	path := fl.Arg(0)
+	cred, err := ac.credentials(a, fl, false)
+	if err != nil {
+		return err
+	}
+	defer clear(cred.Password)
+	defer clear(cred.KeyFile)
+	if *repair {
+		rep, err := archive.Repair(ctx, path, cred)
+		if err != nil {
+			return archiveError(err)
+		}
+		switch {
+		case rep.Truncated == 0:
+			fmt.Fprintln(a.stdout, "Nothing to repair: the archive ends with a complete commit.")
+		case rep.FromCommit > rep.KeptCommit:
+			fmt.Fprintf(a.stdout, "Rolled back from commit %d to commit %d (the newer index was damaged): removed %d bytes; %d members.\n",
+				rep.FromCommit, rep.KeptCommit, rep.Truncated, rep.Members)
+		default:
+			fmt.Fprintf(a.stdout, "Removed %d bytes of an interrupted append; the archive ends with commit %d (%d members).\n",
+				rep.Truncated, rep.KeptCommit, rep.Members)
+		}
+	}
+	ar, err := archive.Open(ctx, path, cred, &archive.OpenOptions{ReadOnly: true})
+	if err != nil {
+		if errors.Is(err, archive.ErrDamaged) && !*repair {
+			return withCode(exitDamaged, fmt.Errorf("%w (try --repair)", err))
+		}
+		return archiveError(err)
+	}
+	defer ar.Close()
+	r, err := ar.Verify(ctx, nil)
+	if err != nil {
+		return archiveError(err)
+	}
+	kdf, p := ar.KDF()
+	if kdf == "argon2id" {
+		kdf = fmt.Sprintf("argon2id (%d MiB, %d passes, %d lanes)", p.MemoryKiB>>10, p.Passes, p.Lanes)
+	}
+	fmt.Fprintf(a.stdout, "%s: %s, %s; %d members; %d commits; %d records (%d live) and %d index segments authenticated; %s\n",
+		path, ar.Cipher(), kdf, r.Members, r.Commits, r.Records, r.LiveRecords, r.Segments, humanSize(r.FileSize))
+	for _, p := range r.Problems {
+		fmt.Fprintf(a.stdout, "DAMAGED: %s\n", p)
+	}
+	switch {
+	case len(r.Problems) > 0:
+		return withCode(exitDamaged, fmt.Errorf("%d problem(s) found", len(r.Problems)))
+	case r.Tail > 0:
+		return withCode(exitDamaged, fmt.Errorf("%d bytes after the last complete commit (an interrupted append): run with --repair", r.Tail))
+	}
+	fmt.Fprintln(a.stdout, "OK")
+	return nil
+}
