@@ -1,0 +1,5 @@
+//go:build !linux
+
+package mount
+
+func abortConnection(dir string) {}

@@ -1,0 +1,6 @@
+//go:build (linux && !386 && !arm && !mips && !mipsle) || darwin
+
+package mount
+
+// Supported reports whether this build can mount at all (nil) or why not.
+func Supported() error { return nil }
