@@ -1,6 +1,7 @@
 package sector
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,53 +28,109 @@ type workerPool struct {
 	total int
 }
 
+// A worker that has just finished a share spins for spinFor, polling for
+// the next one, before it parks on its channel. Back-to-back runs (a
+// benchmark, a large read or write streamed in chunks) then reach a worker
+// that is already running: waking a parked one costs tens of microseconds
+// in a virtual machine, which on a 5 MiB AES run at 25 GB/s per core is a
+// fifth of the work.
+const spinFor = 100 * time.Microsecond
+
+// Worker states.
+const (
+	workerParked   int32 = iota // blocked on tasks, or about to be
+	workerSpinning              // polling state for a hand-over
+	workerHanded                // next holds a task for it
+)
+
 type worker struct {
-	tasks chan task // capacity 1: whoever pops a worker hands it one task
+	tasks chan task // capacity 1: whoever pops a parked worker sends it one task
+	state atomic.Int32
+	// next is written by the caller that popped this worker off the idle
+	// list, before it moves state from spinning to handed; the worker
+	// reads it only after seeing handed.
+	next task
 }
 
 var workers = &workerPool{idle: make([]*worker, 0, maxPoolWorkers)}
 
 // submit hands t to an idle worker, starting one if none is idle. It
-// returns false, without blocking, when the pool is at its limit; the
-// caller then runs t itself.
-func (p *workerPool) submit(t task) bool {
+// returns ok=false, without blocking, when the pool is at its limit (the
+// caller then runs t itself), and hot=true when the worker was spinning,
+// that is, running on another processor and picking t up at once.
+func (p *workerPool) submit(t task) (ok, hot bool) {
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		w := p.idle[n-1]
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
+		w.next = t
+		if w.state.CompareAndSwap(workerSpinning, workerHanded) {
+			return true, true
+		}
+		w.next = task{}
 		w.tasks <- t
-		return true
+		return true, false
 	}
 	if p.total >= maxPoolWorkers {
 		p.mu.Unlock()
-		return false
+		return false, false
 	}
 	p.total++
 	p.mu.Unlock()
 	w := &worker{tasks: make(chan task, 1)}
 	w.tasks <- t
 	go w.loop(p)
-	return true
+	return true, false
 }
 
 func (w *worker) loop(p *workerPool) {
 	timer := time.NewTimer(time.Duration(idleTimeout.Load()))
 	defer timer.Stop()
 	for {
-		select {
-		case t := <-w.tasks:
-			t.run()
-			p.putIdle(w)
-			t.wg.Done()
-			timer.Reset(time.Duration(idleTimeout.Load()))
-		case <-timer.C:
-			if p.retire(w) {
-				return
+		var t task
+		if w.spin() {
+			t, w.next = w.next, task{}
+		} else {
+			select {
+			case t = <-w.tasks:
+			case <-timer.C:
+				if p.retire(w) {
+					return
+				}
+				// Popped by a caller just now: its task is on the way.
+				continue
 			}
-			// Popped by a caller just now: its task is on the way.
 		}
+		t.run()
+		// Spinning before going back on the idle list, so the caller
+		// that pops it next finds it spinning.
+		w.state.Store(workerSpinning)
+		p.putIdle(w)
+		t.call.done()
+		timer.Reset(time.Duration(idleTimeout.Load()))
+	}
+}
+
+// spin polls for a hand-over for up to spinFor and reports whether one
+// came; otherwise the worker is marked parked and must wait on its channel.
+// A worker that never ran a task is parked already and returns at once.
+// Gosched lets any other goroutine have this processor meanwhile.
+func (w *worker) spin() bool {
+	if w.state.Load() == workerParked {
+		return false
+	}
+	deadline := time.Now().Add(spinFor)
+	for {
+		if w.state.Load() == workerHanded {
+			return true
+		}
+		if time.Now().After(deadline) {
+			// Lose the race to a caller, and the task is in next.
+			return !w.state.CompareAndSwap(workerSpinning, workerParked)
+		}
+		runtime.Gosched()
 	}
 }
 
