@@ -178,9 +178,11 @@ func TestWrongCredentials(t *testing.T) {
 			t.Fatal("a failed open changed the file")
 		}
 	}
-	if _, err := Open(ctx, pwPath, Credentials{Password: []byte("right")}, nil); err != nil {
+	a, err = Open(ctx, pwPath, Credentials{Password: []byte("right")}, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
+	a.Close()
 }
 
 func TestNotAnArchive(t *testing.T) {
