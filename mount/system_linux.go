@@ -26,6 +26,13 @@ func Available() error {
 		if _, err := fusermount(); err != nil {
 			return fmt.Errorf("%w: mounting without root needs fusermount3 (install fuse3)", ErrNoFUSE)
 		}
+		// fusermount3 is setuid root but opens /dev/fuse with the
+		// user's own file permissions, so the device must be open to
+		// users: udev makes it 0666 on a standard system; a machine or
+		// container without udev may leave it 0600.
+		if err := unix.Access("/dev/fuse", unix.R_OK|unix.W_OK); err != nil {
+			return fmt.Errorf("%w: /dev/fuse is not open to this user (%v); fusermount3 needs it read-write for users, as udev sets it (as root: chmod 0666 /dev/fuse)", ErrNoFUSE, err)
+		}
 	}
 	return nil
 }
