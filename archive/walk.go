@@ -168,7 +168,9 @@ func openRecord(s *streamCrypt, rec []byte, size int64) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		copy(rec[i*ChunkSize:], p)
+		if i > 0 { // chunk 0 opens where its plaintext belongs
+			copy(rec[i*ChunkSize:], p)
+		}
 	}
 	return rec[:size], nil
 }
