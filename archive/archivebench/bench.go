@@ -33,6 +33,10 @@ type Options struct {
 	// nil means 1,000 and 100,000, an empty non-nil slice skips it.
 	Sizes   []int
 	Appends int // appends timed per size and store; default 15 (zip: a third, at least 3)
+	// Content is "jpeg" (the default: JPEG thumbnails, at most 1 MiB
+	// each) or "random" (uniformly random bytes: the best case for a
+	// deflated zip, which then stores them; see thumbnail.go).
+	Content string
 	Seed    uint64
 	// Progress, if set, is told what is being measured.
 	Progress func(stage string)
@@ -60,6 +64,9 @@ func (o *Options) defaults() error {
 	if o.Appends == 0 {
 		o.Appends = 15
 	}
+	if o.Content == "" {
+		o.Content = "jpeg"
+	}
 	switch {
 	case o.Files < 1 || o.Files > 10_000_000:
 		return fmt.Errorf("archivebench: %d files: want 1 to 10,000,000", o.Files)
@@ -67,6 +74,10 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("archivebench: file sizes %d-%d: want 0 <= min <= max <= 64 MiB", o.MinSize, o.MaxSize)
 	case o.Reps < 1 || o.Appends < 1:
 		return errors.New("archivebench: repetitions and appends must be at least 1")
+	case o.Content != "jpeg" && o.Content != "random":
+		return fmt.Errorf("archivebench: content %q: want jpeg or random", o.Content)
+	case o.Content == "jpeg" && o.MaxSize > maxThumbnail:
+		return fmt.Errorf("archivebench: JPEG thumbnails are at most 1 MiB (largest file %d): use random content", o.MaxSize)
 	}
 	for _, s := range o.Sizes {
 		if s < 1 || s > 10_000_000 {
@@ -112,10 +123,11 @@ type ScaleResult struct {
 // Result is the whole run.
 type Result struct {
 	Dir        string        `json:"dir"`
+	Content    string        `json:"content"` // jpeg or random
 	Threads    int           `json:"threads"` // cores the "archive" store's Walk decrypts on
 	Files      int           `json:"files"`
 	TotalBytes int64         `json:"total_bytes"`
-	MinSize    int           `json:"min_size"`
+	MinSize    int           `json:"min_size"` // of the files made
 	MaxSize    int           `json:"max_size"`
 	Reps       int           `json:"reps"`
 	DiskUsage  bool          `json:"disk_usage_measured"` // false: apparent sizes only
@@ -143,11 +155,18 @@ func (r *Result) Scale(store string, entries int) *ScaleResult {
 	return nil
 }
 
-// corpus generates the files: deterministic, incompressible (like the
-// JPEG data of thumbnails), sizes uniform between MinSize and MaxSize.
+// corpus generates the files, deterministically: JPEG thumbnails of sizes
+// near uniform between min and max (thumbnail.go), or with random set,
+// uniformly random bytes of exactly those sizes.
 type corpus struct {
 	seed     uint64
 	min, max int
+	random   bool
+	thumbs   *thumbnails
+}
+
+func newCorpus(seed uint64, min, max int, content string) corpus {
+	return corpus{seed: seed, min: min, max: max, random: content == "random", thumbs: new(thumbnails)}
 }
 
 func (c corpus) name(i int) string { return fmt.Sprintf("thumbs/img-%07d.jpg", i) }
@@ -159,6 +178,9 @@ func (c corpus) size(i int) int {
 
 // data fills buf with file i's contents.
 func (c corpus) data(i int, buf []byte) []byte {
+	if !c.random {
+		return append(buf[:0], c.thumbnail(i)...)
+	}
 	var seed [32]byte
 	for k := 0; k < 8; k++ {
 		seed[k] = byte(c.seed >> (8 * k))
@@ -201,10 +223,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	c := corpus{seed: o.Seed, min: o.MinSize, max: o.MaxSize}
-	res := &Result{Dir: o.Dir, Threads: runtime.GOMAXPROCS(0), Files: o.Files, MinSize: o.MinSize, MaxSize: o.MaxSize, Reps: o.Reps, Scaling: []ScaleResult{}}
+	c := newCorpus(o.Seed, o.MinSize, o.MaxSize, o.Content)
+	res := &Result{Dir: o.Dir, Content: o.Content, Threads: runtime.GOMAXPROCS(0), Files: o.Files, Reps: o.Reps, Scaling: []ScaleResult{}}
+	progress("making the files")
+	var buf []byte
 	for i := 0; i < o.Files; i++ {
-		res.TotalBytes += int64(c.size(i))
+		buf = c.data(i, buf)
+		n := len(buf)
+		if i == 0 || n < res.MinSize {
+			res.MinSize = n
+		}
+		res.MaxSize = max(res.MaxSize, n)
+		res.TotalBytes += int64(n)
 	}
 
 	stores := []store{

@@ -9,13 +9,13 @@ import (
 // Go benchmarks of one read-all per store, for profiling (`cryptvol
 // benchmark archive` is the comparison to quote).
 func benchStore(b *testing.B, s store) {
-	c := corpus{seed: 1, min: 3 << 10, max: 10 << 10}
+	c := newCorpus(1, 3<<10, 10<<10, "jpeg")
 	if err := s.build(context.Background(), c, 500); err != nil {
 		b.Fatal(err)
 	}
 	var total int64
 	for i := 0; i < 500; i++ {
-		total += int64(c.size(i))
+		total += int64(len(c.data(i, nil)))
 	}
 	b.SetBytes(total)
 	b.ReportAllocs()

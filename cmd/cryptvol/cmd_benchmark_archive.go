@@ -27,6 +27,7 @@ type archiveBenchFlags struct {
 	reps    int
 	minSize string
 	maxSize string
+	content string
 }
 
 var archiveBench archiveBenchFlags
@@ -38,6 +39,7 @@ func init() {
 			fs.IntVar(&archiveBench.files, "archive-files", 500, "archive: number of files compared")
 			fs.StringVar(&archiveBench.minSize, "archive-min-size", "3K", "archive: smallest file")
 			fs.StringVar(&archiveBench.maxSize, "archive-max-size", "10K", "archive: largest file")
+			fs.StringVar(&archiveBench.content, "archive-content", "jpeg", "archive: `KIND` of files: jpeg (thumbnails; sizes approximate, at most 1M) or random (bytes: the best case for zip, which stores them)")
 			fs.StringVar(&archiveBench.dir, "archive-dir", "", "archive: `DIR` to work in (default: the temporary directory); its disk is what is measured")
 			fs.StringVar(&archiveBench.sizes, "archive-sizes", "1000,100000", "archive: member counts for the append-scaling test (none to skip)")
 			fs.IntVar(&archiveBench.appends, "archive-appends", 15, "archive: appends timed per size")
@@ -61,7 +63,10 @@ func runBenchArchive(ctx context.Context, a *app, bf *benchFlags, args []string)
 	default:
 		return usageError(fmt.Errorf("--format %q: want table, csv or json", bf.format))
 	}
-	o := archivebench.Options{Dir: archiveBench.dir, Files: archiveBench.files, Reps: archiveBench.reps, Appends: archiveBench.appends}
+	o := archivebench.Options{Dir: archiveBench.dir, Files: archiveBench.files, Reps: archiveBench.reps, Appends: archiveBench.appends, Content: archiveBench.content}
+	if o.Content != "jpeg" && o.Content != "random" {
+		return usageError(fmt.Errorf("--archive-content %q: want jpeg or random", o.Content))
+	}
 	minSize, err := parseSize(archiveBench.minSize)
 	if err != nil {
 		return usageError(fmt.Errorf("--archive-min-size: %v", err))
@@ -72,6 +77,9 @@ func runBenchArchive(ctx context.Context, a *app, bf *benchFlags, args []string)
 	}
 	if minSize > maxSize || maxSize > 64<<20 || minSize == 0 && maxSize == 0 {
 		return usageError(fmt.Errorf("--archive-min-size %s, --archive-max-size %s: want 0 < min <= max <= 64M", archiveBench.minSize, archiveBench.maxSize))
+	}
+	if o.Content == "jpeg" && maxSize > 1<<20 {
+		return usageError(fmt.Errorf("--archive-max-size %s: JPEG thumbnails are at most 1M; use --archive-content random", archiveBench.maxSize))
 	}
 	o.MinSize, o.MaxSize = int(minSize), int(maxSize)
 	o.Sizes = []int{}
@@ -138,8 +146,12 @@ func fmtDur(s float64) string {
 
 func printArchiveBench(a *app, r *archivebench.Result) {
 	w := a.stdout
-	fmt.Fprintf(w, "%d files of %s to %s (%s in all), in %s; fastest of %d reads, median of the adds\n",
-		r.Files, humanSize(int64(r.MinSize)), humanSize(int64(r.MaxSize)), humanSize(r.TotalBytes), r.Dir, r.Reps)
+	what := "JPEG thumbnails"
+	if r.Content == "random" {
+		what = "random bytes, which zip stores"
+	}
+	fmt.Fprintf(w, "%d files of %s to %s (%s in all; %s), in %s; fastest of %d reads, median of the adds\n",
+		r.Files, humanSize(int64(r.MinSize)), humanSize(int64(r.MaxSize)), humanSize(r.TotalBytes), what, r.Dir, r.Reps)
 	fmt.Fprintln(w, "Adding one file syncs it (zip: rewrites the zip). Reading opens the store and reads every file, one core each, except")
 	fmt.Fprintf(w, "archive: Walk decrypting on %d core(s); archive-1core: Walk on one; archive-1by1: ReadFile per member (one read each).\n", r.Threads)
 	fmt.Fprintln(w, "The archives open with a key file (no Argon2id, which a password adds once per open).")
