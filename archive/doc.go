@@ -17,7 +17,7 @@
 //	err = a.Commit()                   // durable: the archive now holds it
 //	data, err := a.ReadFile("img/0001.jpg")
 //	m, err := a.Open("big.mov")        // an io.ReadSeeker, streamed
-//	err = a.Walk(func(e archive.Entry, data []byte) error { ... }) // all, in 1 MiB reads
+//	err = a.Walk(func(e archive.Entry, data []byte) error { ... }) // all, in 4 MiB reads
 //	err = a.Remove("img/0001.jpg")     // then Commit; Compact reclaims space
 //
 // Package archivebench measures it against plain files and zip; the

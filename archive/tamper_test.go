@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -220,4 +222,42 @@ func TestWriterLock(t *testing.T) {
 		t.Fatalf("Add on a read-only archive: %v", err)
 	}
 	r.Close()
+}
+
+// A file cut short under an open archive: Walk reports the members whose
+// records are gone as damaged and never hands out their bytes, on one
+// core and on several.
+func TestWalkFileCutShort(t *testing.T) {
+	a, path := newTestArchive(t, nil)
+	want := map[string][]byte{}
+	for i := 0; i < 40; i++ {
+		name := fmt.Sprintf("f%02d", i)
+		want[name] = content(uint64(i), 70<<10)
+		mustAdd(t, a, name, want[name])
+	}
+	mustCommit(t, a)
+	a.Close()
+	raw, _ := os.ReadFile(path)
+	for _, threads := range []int{1, 2, 4} {
+		ar, mf, err := openMem(bytes.Clone(raw), testKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ar.threads = threads
+		mf.data = mf.data[:len(mf.data)/2]
+		seen := 0
+		err = ar.Walk(func(e Entry, data []byte) error {
+			if !bytes.Equal(data, want[e.Name]) {
+				t.Fatalf("threads %d: %s handed out wrong", threads, e.Name)
+			}
+			seen++
+			return nil
+		})
+		if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "cut short") {
+			t.Fatalf("threads %d: Walk over a cut file = %v", threads, err)
+		}
+		if seen == 0 || seen >= len(want) {
+			t.Fatalf("threads %d: %d members before the cut, want some but not all", threads, seen)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -8,8 +9,10 @@ import (
 	"sync"
 )
 
-// walkWindow is how much of the file Walk reads at once.
-const walkWindow = 1 << 20
+// walkWindow is how much of the file Walk reads at once: large enough
+// that 500 thumbnails are one window, whose reading and decryption are
+// shared out over the cores with one hand-off.
+const walkWindow = 4 << 20
 
 // maxInt is the largest slice length on this platform.
 const maxInt = int(^uint(0) >> 1)
@@ -26,10 +29,10 @@ type walkItem struct {
 
 // Walk calls fn for every member, in the order of their records in the
 // file (directories first), with its whole contents (nil for a directory),
-// authenticated. It reads the file sequentially in 1 MiB blocks rather than
+// authenticated. It reads the file sequentially in 4 MiB blocks rather than
 // one read per member, decrypts the records of each block on up to
 // OpenOptions.Threads cores, and reuses its buffer: data is valid only
-// until fn returns. Memory use is 1 MiB or the largest member, whichever
+// until fn returns. Memory use is 4 MiB or the largest member, whichever
 // is more. The members are those of the archive when Walk starts; fn may
 // read the archive, but changes made meanwhile are not seen. fn is called
 // from one goroutine at a time, in order; an error from fn, or a member
@@ -92,21 +95,18 @@ func (a *Archive) Walk(fn func(e Entry, data []byte) error) error {
 		if int64(len(win)) < want {
 			win = make([]byte, want)
 		}
-		k, err := f.ReadAt(win[:want], off)
-		if err != nil && err != io.EOF {
-			return err
-		}
-		win = win[:k]
-		// The records wholly inside the window.
+		win = win[:want]
+		// The records wholly inside the window, none overlapping the one
+		// before (an index could claim so; decrypting in place would
+		// then garble them).
 		j := i
-		for j < len(items) && items[j].e.offset >= off && items[j].e.offset+StreamLen(items[j].e.size) <= off+int64(k) &&
+		for j < len(items) && items[j].e.offset >= off && items[j].e.offset+StreamLen(items[j].e.size) <= off+want &&
 			(j == i || items[j].e.offset >= items[j-1].e.offset+StreamLen(items[j-1].e.size)) {
 			j++
 		}
-		if j == i {
-			return fmt.Errorf("%w: %s: record cut short", ErrDamaged, it.ent.Name)
+		if err := readAndOpen(items[i:j], f, win, off, threads, c, rk, &id); err != nil {
+			return err
 		}
-		decryptAll(items[i:j], win, off, threads, c, rk, &id)
 		for ; i < j; i++ {
 			it := &items[i]
 			if it.err != nil {
@@ -121,17 +121,38 @@ func (a *Archive) Walk(fn func(e Entry, data []byte) error) error {
 	return nil
 }
 
-// decryptAll opens the records of items, which lie in win (the file from
-// offset off), in place, on up to threads goroutines each taking a
-// contiguous share of the bytes.
-func decryptAll(items []walkItem, win []byte, off int64, threads int, c Cipher, rk *purposeKey, id *[16]byte) {
-	one := func(items []walkItem) {
+// readAndOpen reads the records of items, which lie in the window win of
+// the file from offset off, and opens them in place, sharing the work out
+// over up to threads goroutines in contiguous shares of the bytes. This
+// goroutine reads the shares one after the other -- in file order, so that
+// a cold page cache sees one sequential reader and reads ahead -- and hands
+// each share but the last to another goroutine to decrypt as soon as it is
+// in; it decrypts the last itself. Reading from a warm page cache is a copy
+// that costs about what decrypting does, so the two overlap. A record the
+// file ends inside gets a "cut short" error; any other read error is
+// returned.
+func readAndOpen(items []walkItem, f io.ReaderAt, win []byte, off int64, threads int, c Cipher, rk *purposeKey, id *[16]byte) error {
+	read := func(items []walkItem) (int64, error) {
+		first, last := &items[0].e, &items[len(items)-1].e
+		lo, hi := first.offset-off, last.offset+StreamLen(last.size)-off
+		n, err := f.ReadAt(win[lo:hi], off+lo)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		return lo + int64(n), nil
+	}
+	open := func(items []walkItem, end int64) {
 		var s streamCrypt
 		for k := range items {
 			it := &items[k]
 			at := it.e.offset - off
+			rec := win[at : at+StreamLen(it.e.size)]
+			if at+int64(len(rec)) > end {
+				it.err = errors.New("record cut short")
+				continue
+			}
 			if it.err = s.init(c, rk, &it.e.nonce, id, it.e.offset); it.err == nil {
-				it.data, it.err = openRecord(&s, win[at:at+StreamLen(it.e.size)], it.e.size)
+				it.data, it.err = openRecord(&s, rec, it.e.size)
 			}
 		}
 	}
@@ -141,20 +162,32 @@ func decryptAll(items []walkItem, win []byte, off int64, threads int, c Cipher, 
 	}
 	// Below 64 KiB a second goroutine costs more than it saves.
 	if threads = min(threads, int(total/(64<<10))); threads <= 1 || len(items) < 2 {
-		one(items)
-		return
+		end, err := read(items)
+		if err == nil {
+			open(items, end)
+		}
+		return err
 	}
 	var wg sync.WaitGroup
+	defer wg.Wait()
 	share, start, acc := total/int64(threads), 0, int64(0)
 	for k := range items {
 		acc += StreamLen(items[k].e.size)
-		if acc >= share || k == len(items)-1 {
+		if last := k == len(items)-1; last || acc >= share {
 			part := items[start : k+1]
-			wg.Go(func() { one(part) })
+			end, err := read(part)
+			if err != nil {
+				return err
+			}
+			if last {
+				open(part, end)
+			} else {
+				wg.Go(func() { open(part, end) })
+			}
 			start, acc = k+1, 0
 		}
 	}
-	wg.Wait()
+	return nil
 }
 
 // openRecord authenticates and decrypts a whole record in place and
