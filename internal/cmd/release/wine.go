@@ -91,9 +91,10 @@ func prepareWinePrefix(dir string) error {
 // Go 1.26's os.Remove and os.RemoveAll on Windows delete with
 // NtSetInformationFile(FileDispositionInformationEx, POSIX semantics) and
 // fall back to the classic delete when the system says it does not
-// support that, but Wine 8 answers STATUS_NOT_IMPLEMENTED, which Go
-// reports as an error ("unlinkat ...: Invalid function"); every test's
-// TempDir cleanup then fails. The overlay written here adds Wine's answers
+// support that, but Wine 8 answers with a status that is none of those
+// and that Go reports as ERROR_INVALID_FUNCTION ("unlinkat ...: Invalid
+// function": STATUS_NOT_IMPLEMENTED or STATUS_INVALID_DEVICE_REQUEST);
+// every test's TempDir cleanup then fails. The overlay written here adds Wine's answers
 // to the fallback cases, in a copy of the standard library file passed to
 // `go test -overlay`; real Windows never returns them there, so the code
 // under test runs as it would on Windows.
