@@ -24,7 +24,10 @@ type CompactStats struct {
 // record is encrypted again (records are bound to their file and offset);
 // the password or key file stays the same. Until the rename the old file
 // is untouched, and a crash leaves at worst a stray temporary file beside
-// it. progress, if not nil, is called with the bytes copied so far.
+// it. Readers of the old file (an open Member, a Walk under way) go on
+// reading it, except on Windows, which cannot rename over an open file:
+// there the old file is closed first and such readers get an error.
+// progress, if not nil, is called with the bytes copied so far.
 func (a *Archive) Compact(ctx context.Context, progress func(done, total int64)) (CompactStats, error) {
 	a.wmu.Lock()
 	defer a.wmu.Unlock()
@@ -147,24 +150,35 @@ func (a *Archive) Compact(ctx context.Context, progress func(done, total int64))
 			return st, err
 		}
 	}
-	if err := os.Rename(tmp.Name(), a.path); err != nil {
-		return st, err
-	}
-	ok = true
-	dirErr := syncDir(a.path, a.noSync)
+	if replaceByReopening {
+		// Windows: close everything, rename, open again (replace.go).
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if err := a.reopenReplace(tmp, unlock); err != nil {
+			return st, err
+		}
+		ok = true
+	} else {
+		if err := os.Rename(tmp.Name(), a.path); err != nil {
+			return st, err
+		}
+		ok = true
+		dirErr := syncDir(a.path, a.noSync)
 
-	// Switch to the new file; the old one stays open for Members reading it.
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if dirErr != nil {
-		// The rename happened; what remains is its durability.
-		a.broken = fmt.Errorf("%w: compacted, but syncing the directory failed: %v", ErrClosed, dirErr)
+		// Switch to the new file; the old one stays open for Members
+		// reading it.
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if dirErr != nil {
+			// The rename happened; what remains is its durability.
+			a.broken = fmt.Errorf("%w: compacted, but syncing the directory failed: %v", ErrClosed, dirErr)
+		}
+		if a.unlock != nil {
+			a.unlock()
+		}
+		a.retired = append(a.retired, a.f)
+		a.f, a.unlock = tmp, unlock
 	}
-	if a.unlock != nil {
-		a.unlock()
-	}
-	a.retired = append(a.retired, a.f)
-	a.f, a.unlock = tmp, unlock
 	a.hdr = na.hdr
 	a.idx = na.idx
 	a.runs = []run{{at: at, segLen: ft.segLen, firstGen: 1, gen: 1}}

@@ -195,6 +195,10 @@ func (z *zipStore) rewrite(c corpus, old *zip.ReadCloser, n, extra int) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
+	if old != nil {
+		// Windows renames over no open file.
+		old.Close()
+	}
 	if err := tmp.Sync(); err != nil {
 		return err
 	}
