@@ -26,16 +26,7 @@ func Unmount(dir string, lazy bool) error {
 	if lazy {
 		flags = unix.MNT_FORCE
 	}
-	err := unix.Unmount(dir, flags)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, unix.EBUSY):
-		return fmt.Errorf("unmounting %s: %w", dir, ErrBusy)
-	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOENT):
-		return fmt.Errorf("%s: %w", dir, ErrNotMounted)
-	}
-	return fmt.Errorf("unmounting %s: %w", dir, err)
+	return unmountError(dir, unix.Unmount(dir, flags))
 }
 
 // MountPoint is one entry of the system's mount table.

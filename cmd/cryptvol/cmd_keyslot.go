@@ -226,6 +226,15 @@ func keyslotAdd(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, k
 	if newSlot >= 0 {
 		o.Slot = &newSlot
 	}
+	return withNewPassphrase(a, fs, cf, kf, "created", func(creds volume.Credentials, pass []byte) (int, error) {
+		return luks.AddKey(ctx, dev, creds, pass, o)
+	})
+}
+
+// withNewPassphrase reads the credentials that open the volume and the new
+// passphrase, runs change with them (wiping both after), and reports the
+// keyslot it returns as "Key slot N <done>.".
+func withNewPassphrase(a *app, fs *pflag.FlagSet, cf *credFlags, kf *keyslotFlags, done string, change func(volume.Credentials, []byte) (int, error)) error {
 	creds, err := existingCreds(a, fs, cf)
 	if err != nil {
 		return err
@@ -236,31 +245,18 @@ func keyslotAdd(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, k
 		return err
 	}
 	defer clear(pass)
-	slot, err := luks.AddKey(ctx, dev, creds, pass, o)
+	slot, err := change(creds, pass)
 	if err != nil {
 		return keyslotError(err)
 	}
-	fmt.Fprintf(a.stdout, "Key slot %d created.\n", slot)
+	fmt.Fprintf(a.stdout, "Key slot %d %s.\n", slot, done)
 	return nil
 }
 
 func keyslotChange(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, kf *keyslotFlags, dev volume.Device, o luks.KeyslotOptions) error {
-	creds, err := existingCreds(a, fs, cf)
-	if err != nil {
-		return err
-	}
-	defer creds.Wipe()
-	pass, err := kf.newPassphrase(a, cf)
-	if err != nil {
-		return err
-	}
-	defer clear(pass)
-	slot, err := luks.ChangeKey(ctx, dev, creds, pass, o)
-	if err != nil {
-		return keyslotError(err)
-	}
-	fmt.Fprintf(a.stdout, "Key slot %d changed.\n", slot)
-	return nil
+	return withNewPassphrase(a, fs, cf, kf, "changed", func(creds volume.Credentials, pass []byte) (int, error) {
+		return luks.ChangeKey(ctx, dev, creds, pass, o)
+	})
 }
 
 func keyslotRemove(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, kf *keyslotFlags, dev volume.Device) error {

@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -46,26 +44,7 @@ func TestMountScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) < 2 {
-					ts.Fatalf("usage: exitcode N CMD [ARGS...]")
-				}
-				want, err := strconv.Atoi(args[0])
-				if err != nil {
-					ts.Fatalf("exitcode: %v", err)
-				}
-				err = ts.Exec(args[1], args[2:]...)
-				got := 0
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					got = ee.ExitCode()
-				} else if err != nil {
-					ts.Fatalf("exitcode: %v", err)
-				}
-				if got != want {
-					ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
-				}
-			},
+			"exitcode": cmdExitcode,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch {
@@ -73,9 +52,9 @@ func TestMountScripts(t *testing.T) {
 				return mount.Available() == nil, nil
 			case cond == "root":
 				return os.Geteuid() == 0, nil
-			case strings.HasPrefix(cond, "tool:"):
-				_, err := exec.LookPath(cond[5:])
-				return err == nil, nil
+			}
+			if ok, known := toolCondition(cond); known {
+				return ok, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

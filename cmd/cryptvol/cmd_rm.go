@@ -87,10 +87,7 @@ func runRm(ctx context.Context, a *app, args []string) error {
 			break
 		}
 	}
-	if cerr := done(); err == nil {
-		err = cerr
-	}
-	return fatError(err)
+	return closeFAT(done, err)
 }
 
 func runMkdir(ctx context.Context, a *app, args []string) error {
@@ -119,10 +116,7 @@ func runMkdir(ctx context.Context, a *app, args []string) error {
 			break
 		}
 	}
-	if cerr := done(); err == nil {
-		err = cerr
-	}
-	return fatError(err)
+	return closeFAT(done, err)
 }
 
 func runMv(ctx context.Context, a *app, args []string) error {
@@ -152,8 +146,5 @@ func runMv(ctx context.Context, a *app, args []string) error {
 	if err == nil {
 		err = ffs.Rename(src, dst)
 	}
-	if cerr := done(); err == nil {
-		err = cerr
-	}
-	return fatError(err)
+	return closeFAT(done, err)
 }

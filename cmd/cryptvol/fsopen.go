@@ -36,6 +36,15 @@ func openFAT(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path
 	return ffs, closer, nil
 }
 
+// closeFAT closes what openFAT opened and returns err, or else the close's
+// error, mapped onto the CLI's exit codes.
+func closeFAT(done func() error, err error) error {
+	if cerr := done(); err == nil {
+		err = cerr
+	}
+	return fatError(err)
+}
+
 // fatExitCode maps filesystem errors onto the CLI's exit codes.
 func fatError(err error) error {
 	switch {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -35,29 +36,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// exitcode N CMD ARGS...: see cmdExitcode.
+			"exitcode": cmdExitcode,
 			// unpack NAME VAR: unpack a corpus file and set $VAR to its path.
-			// exitcode N CMD ARGS...: run CMD and require exit status N
-			// (the CLI's exit codes are part of its contract).
-			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) < 2 {
-					ts.Fatalf("usage: exitcode N CMD [ARGS...]")
-				}
-				want, err := strconv.Atoi(args[0])
-				if err != nil {
-					ts.Fatalf("exitcode: %v", err)
-				}
-				err = ts.Exec(args[1], args[2:]...)
-				got := 0
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					got = ee.ExitCode()
-				} else if err != nil {
-					ts.Fatalf("exitcode: %v", err)
-				}
-				if got != want {
-					ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
-				}
-			},
 			"unpack": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
 					ts.Fatalf("usage: unpack NAME VAR")
@@ -66,12 +47,44 @@ func TestScripts(t *testing.T) {
 			},
 		},
 		Condition: func(cond string) (bool, error) {
-			// [tool:NAME] is true when NAME is on PATH.
-			if len(cond) > 5 && cond[:5] == "tool:" {
-				_, err := exec.LookPath(cond[5:])
-				return err == nil, nil
+			if ok, known := toolCondition(cond); known {
+				return ok, nil
 			}
 			return false, nil
 		},
 	})
+}
+
+// cmdExitcode is the script command `exitcode N CMD ARGS...`: run CMD and
+// require exit status N (the CLI's exit codes are part of its contract).
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N CMD [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// toolCondition is the script condition [tool:NAME]: true when NAME is on
+// PATH. known is false for other conditions.
+func toolCondition(cond string) (ok, known bool) {
+	name, isTool := strings.CutPrefix(cond, "tool:")
+	if !isTool {
+		return false, false
+	}
+	_, err := exec.LookPath(name)
+	return err == nil, true
 }
