@@ -486,20 +486,23 @@ func TestConcurrentReaders(t *testing.T) {
 		}
 		mustCommit(t, a)
 	}
+	stopReaders := func() {
+		close(done)
+		for g := 0; g < 2; g++ {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	if replaceByReopening {
 		// Windows: Compact closes the old file under readers still
-		// using it (replace.go), so they stop first there.
-		close(done)
+		// using it (replace.go), so there they finish first.
+		stopReaders()
 	}
 	if _, err := a.Compact(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if !replaceByReopening {
-		close(done)
-	}
-	for g := 0; g < 2; g++ {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
+		stopReaders()
 	}
 }
