@@ -4,15 +4,15 @@ import (
 	"crypto/rc4"
 	"encoding/binary"
 
-	"golang.org/x/crypto/chacha20"
+	"github.com/cryptvol/cryptvol/ciphers/chacha20"
 )
 
 // chacha is ChaCha20 with OpenSSL's 16-byte IV: a 32-bit little-endian
 // block counter followed by the 12-byte nonce. When the 32-bit counter
 // wraps, OpenSSL carries into the first nonce word (so the counter is
-// really 64 bits), which x/crypto's RFC 8439 ChaCha20 refuses to do; this
-// type starts a new x/crypto cipher at each wrap with that word
-// incremented. Because the IV derived from a password is random, the wrap
+// really 64 bits), which RFC 8439's ChaCha20 (package chacha20, like
+// x/crypto's) refuses to do; this type starts a new cipher at each wrap
+// with that word incremented. Because the IV derived from a password is random, the wrap
 // can come after any number of blocks, not only after 256 GiB.
 type chacha struct {
 	key   []byte
@@ -31,11 +31,10 @@ func newChaCha20(key, iv []byte) (transform, error) {
 }
 
 func (m *chacha) start(counter uint32) error {
-	c, err := chacha20.NewUnauthenticatedCipher(m.key, m.nonce[:])
+	c, err := chacha20.New(m.key, m.nonce[:], counter)
 	if err != nil {
 		return err
 	}
-	c.SetCounter(counter)
 	m.c, m.left = c, 1<<32-uint64(counter)
 	return nil
 }

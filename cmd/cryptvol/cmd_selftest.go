@@ -21,7 +21,7 @@ func init() {
 Runs the known-answer vectors built into cryptvol (FIPS-197, NESSIE, the
 Twofish paper, RFC 3713, RFC 7801, IEEE 1619, the Linux kernel's ESSIV and LRW
 vectors, VeraCrypt's own XTS cascade tests, FIPS 180-4, RFC 6070/7914 and
-VeraCrypt's PBKDF2 tests, RFC 9106, ...) through the code paths this CPU
+VeraCrypt's PBKDF2 tests, RFC 9106, RFC 8439, ...) through the code paths this CPU
 uses, and prints one PASS or FAIL line per algorithm. It takes well under a
 second.
 

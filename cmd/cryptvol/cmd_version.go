@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cryptvol/cryptvol/ciphers"
+	"github.com/cryptvol/cryptvol/ciphers/chacha20"
 )
 
 // version, commit and modified are set at link time by the release build
@@ -102,5 +103,7 @@ func codePaths() string {
 	for _, impl := range legacy {
 		fmt.Fprintf(&b, "  legacy (%s): %s\n", strings.Join(legacyImpl[impl], ", "), impl)
 	}
+	// Not a volume cipher: `cryptvol enc -chacha20` uses it.
+	fmt.Fprintf(&b, "  %-11s %s (enc)\n", "ChaCha20", chacha20.Implementation())
 	return b.String()
 }

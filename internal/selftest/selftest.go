@@ -60,6 +60,7 @@ var suites = []struct {
 	{"hashes.txt", checkHash},
 	{"pbkdf2.txt", checkPBKDF2},
 	{"argon2.txt", checkArgon2},
+	{"streams.txt", checkStream},
 }
 
 // Run checks every embedded vector and returns one Result per algorithm,
