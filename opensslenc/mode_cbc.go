@@ -7,13 +7,24 @@ import (
 )
 
 // cbcEncrypter is CBC encryption: each block is chained to the previous
-// ciphertext, so it is serial by nature: one block per cipher call.
+// ciphertext, so it is serial by nature: one block per cipher call, or one
+// call for the whole chain where the cipher has a CBC kernel (AES).
 type cbcEncrypter struct {
 	b  ciphers.Block
 	iv []byte
 }
 
+// cbcChainer is a block cipher that runs a CBC chain itself, leaving the
+// last ciphertext block in iv (aes.Cipher.EncryptCBC).
+type cbcChainer interface {
+	EncryptCBC(dst, src, iv []byte)
+}
+
 func (m *cbcEncrypter) crypt(dst, src []byte) {
+	if c, ok := m.b.(cbcChainer); ok {
+		c.EncryptCBC(dst, src, m.iv)
+		return
+	}
 	bs := len(m.iv)
 	prev := m.iv
 	for i := 0; i < len(src); i += bs {

@@ -21,6 +21,12 @@ func encryptXTSAESNI(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorB
 //go:noescape
 func decryptXTSAESNI(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorBlocks int)
 
+// encryptCBCAESNI encrypts nblocks blocks in CBC mode chaining from the 16
+// bytes at iv, and leaves the last ciphertext block there.
+//
+//go:noescape
+func encryptCBCAESNI(nr int, rk *byte, dst, src, iv *byte, nblocks int)
+
 //go:noescape
 func encryptBlocksVAES(nr int, rk *byte, dst, src *byte, nblocks int)
 
@@ -63,6 +69,15 @@ func (c *Cipher) encryptBlocks(dst, src []byte) {
 	default:
 		encryptBlocksGeneric(c, dst, src)
 	}
+}
+
+func (c *Cipher) encryptCBC(dst, src, iv []byte) {
+	if c.impl == implGeneric {
+		encryptCBCGeneric(c, dst, src, iv)
+		return
+	}
+	// VAES CPUs have AES-NI; wider registers do not help a serial chain.
+	encryptCBCAESNI(c.rounds, &c.enc[0], &dst[0], &src[0], &iv[0], len(src)/16)
 }
 
 func (c *Cipher) decryptBlocks(dst, src []byte) {

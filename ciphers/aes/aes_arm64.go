@@ -39,6 +39,8 @@ func (c *Cipher) encryptBlocks(dst, src []byte) {
 	encryptBlocksGeneric(c, dst, src)
 }
 
+func (c *Cipher) encryptCBC(dst, src, iv []byte) { encryptCBCGeneric(c, dst, src, iv) }
+
 func (c *Cipher) decryptBlocks(dst, src []byte) {
 	if c.impl == implARMv8 {
 		decryptBlocksARMv8(c.rounds, &c.dec[0], &dst[0], &src[0], len(src)/16)

@@ -62,6 +62,12 @@ func BenchmarkAES(b *testing.B) {
 						c.DecryptBlocks(buf, buf)
 					})
 				})
+				iv := make([]byte, 16)
+				b.Run("EncryptCBC/"+sizeName(n), func(b *testing.B) {
+					measure(b, n, func() {
+						c.EncryptCBC(buf, buf, iv)
+					})
+				})
 			}
 			for _, s := range benchShapes {
 				buf := make([]byte, s.size)

@@ -10,6 +10,8 @@ func supportedImpls() []implementation { return []implementation{implGeneric} }
 func (c *Cipher) encryptBlocks(dst, src []byte) { encryptBlocksGeneric(c, dst, src) }
 func (c *Cipher) decryptBlocks(dst, src []byte) { decryptBlocksGeneric(c, dst, src) }
 
+func (c *Cipher) encryptCBC(dst, src, iv []byte) { encryptCBCGeneric(c, dst, src, iv) }
+
 func (c *Cipher) encryptXTS(dst, src, tweaks []byte, sectorSize int) {
 	xtsGeneric(c, dst, src, tweaks, sectorSize, false)
 }

@@ -79,6 +79,66 @@ func genAMD64(g *gen) {
 		vaesECB(g, dec)
 		vaesXTS(g, dec)
 	}
+	aesniCBCEncrypt(g)
+}
+
+// aesniCBCEncrypt emits CBC encryption, one block after another as the
+// mode demands. Each block's chain runs through nr AESENCs, so the round
+// keys stay in registers (k1..k_nr in X2.., and k0 too where there is
+// room) and the plaintext XOR k0 is made off the chain: only one PXOR
+// per block sits on it besides the rounds. Legacy SSE encodings, so that
+// AES-NI CPUs without AVX (Atom, Celeron, Pentium J) run it.
+func aesniCBCEncrypt(g *gen) {
+	g.l("// func encryptCBCAESNI(nr int, rk *byte, dst, src, iv *byte, nblocks int)")
+	g.l("TEXT ·encryptCBCAESNI(SB), NOSPLIT, $0-48")
+	g.l("MOVQ nr+0(FP), CX")
+	g.l("MOVQ rk+8(FP), AX")
+	g.l("MOVQ dst+16(FP), DI")
+	g.l("MOVQ src+24(FP), SI")
+	g.l("MOVQ iv+32(FP), BX")
+	g.l("MOVQ nblocks+40(FP), DX")
+	g.l("MOVOU (BX), X0 // the chaining value")
+	dispatchRounds(g, "CX")
+	for _, nr := range keySizes {
+		p := fmt.Sprintf("cbc%d", nr)
+		g.l("r%d:", nr)
+		for r := 1; r <= nr; r++ {
+			g.l("MOVOU %d(AX), X%d", 16*r, r+1)
+		}
+		k0 := nr + 2 // X12 or X14; with 14 rounds there is no room
+		if nr < 14 {
+			g.l("MOVOU (AX), X%d", k0)
+		}
+		g.l("%s_loop:", p)
+		g.l("TESTQ DX, DX")
+		g.l("JZ   done")
+		g.l("MOVOU (SI), X1")
+		if nr < 14 {
+			g.l("PXOR X%d, X1", k0)
+			g.l("PXOR X1, X0")
+		} else {
+			g.l("PXOR X1, X0")
+			g.l("MOVOU (AX), X1")
+			g.l("PXOR X1, X0")
+		}
+		for r := 1; r < nr; r++ {
+			g.l("AESENC X%d, X0", r+1)
+		}
+		g.l("AESENCLAST X%d, X0", nr+1)
+		g.l("MOVOU X0, (DI)")
+		g.l("ADDQ $16, SI")
+		g.l("ADDQ $16, DI")
+		g.l("DECQ DX")
+		g.l("JMP  %s_loop", p)
+	}
+	g.l("done:")
+	g.l("MOVOU X0, (BX)")
+	g.l("// No round key stays behind in a register.")
+	for i := 1; i <= 15; i++ {
+		g.l("PXOR X%d, X%d", i, i)
+	}
+	g.l("RET")
+	g.l("")
 }
 
 func opNames(dec bool, prefix string) (name, round, last string) {
