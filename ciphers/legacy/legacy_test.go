@@ -57,8 +57,9 @@ func allCiphers(t *testing.T) map[string]block {
 	be, _ := NewBlowfishBE(make([]byte, 56))
 	le, _ := NewBlowfishLE(make([]byte, 56))
 	c5, _ := NewCAST5(make([]byte, 16))
+	c5short, _ := NewCAST5([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) // 12 rounds
 	d3, _ := NewTripleDES(bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 2))
-	return map[string]block{"Blowfish-BE": be, "Blowfish-LE": le, "CAST5": c5, "Triple DES": d3}
+	return map[string]block{"Blowfish-BE": be, "Blowfish-LE": le, "CAST5": c5, "CAST5 (80-bit key)": c5short, "Triple DES": d3}
 }
 
 func TestNoAllocations(t *testing.T) {
