@@ -3,9 +3,11 @@
 // Blowfish in its standard big-endian form and in TrueCrypt's little-endian
 // form, CAST5 (CAST-128) and Triple DES.
 //
-// They are read-only compatibility ciphers: correctness and a batched,
-// allocation-free interface matter, raw speed much less. Every type works on
-// many 8-byte blocks per call; dst and src may be the same slice.
+// They are compatibility ciphers: correctness and a batched,
+// allocation-free interface matter most. Every type works on many 8-byte
+// blocks per call; dst and src may be the same slice. Blowfish and CAST5
+// run four blocks at a time, which keeps them ahead of OpenSSL (see
+// bench_vs_openssl.sh).
 package legacy
 
 // BlockSize is the block size in bytes of every cipher in this package.
@@ -13,7 +15,7 @@ const BlockSize = 8
 
 // Implementation names the code paths in use.
 func Implementation() string {
-	return "Blowfish: golang.org/x/crypto/blowfish, batched; CAST5: own (RFC 2144); Triple DES: crypto/des, batched"
+	return "Blowfish: own, 4 blocks at a time; CAST5: own (RFC 2144), 4 blocks at a time; Triple DES: crypto/des, batched"
 }
 
 func checkLengths(name string, dst, src []byte) {
