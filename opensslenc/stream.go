@@ -12,8 +12,9 @@ import (
 // wraps, OpenSSL carries into the first nonce word (so the counter is
 // really 64 bits), which RFC 8439's ChaCha20 (package chacha20, like
 // x/crypto's) refuses to do; this type starts a new cipher at each wrap
-// with that word incremented. Because the IV derived from a password is random, the wrap
-// can come after any number of blocks, not only after 256 GiB.
+// with that word incremented. Because the IV derived from a password is
+// random, the wrap can come after any number of blocks, not only after
+// 256 GiB.
 type chacha struct {
 	key   []byte
 	nonce [chacha20.NonceSize]byte

@@ -1,6 +1,7 @@
 package chacha20
 
 import (
+	"fmt"
 	"testing"
 
 	xchacha20 "golang.org/x/crypto/chacha20"
@@ -29,16 +30,4 @@ func BenchmarkXORKeyStream(b *testing.B) {
 	}
 }
 
-func sizeName(n int) string {
-	if n >= 1<<10 && n%(1<<10) == 0 {
-		return itoa(n>>10) + "KiB"
-	}
-	return itoa(n) + "B"
-}
-
-func itoa(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
-}
+func sizeName(n int) string { return fmt.Sprintf("%dKiB", n>>10) }
