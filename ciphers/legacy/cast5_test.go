@@ -3,6 +3,7 @@ package legacy
 import (
 	"bytes"
 	"crypto/rand"
+	"fmt"
 	"testing"
 
 	"golang.org/x/crypto/cast5"
@@ -51,14 +52,6 @@ func TestCAST5AgainstXCrypto(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := make([]byte, len(src))
-		mine.EncryptBlocks(got, src)
-		want := make([]byte, 8)
-		for i := 0; i < len(src); i += 8 {
-			ref.Encrypt(want, src[i:i+8])
-			if !bytes.Equal(got[i:i+8], want) {
-				t.Fatalf("key %X block %d: %X, x/crypto says %X", key, i/8, got[i:i+8], want)
-			}
-		}
+		matchesReference(t, fmt.Sprintf("key %X", key), mine, ref, src)
 	}
 }

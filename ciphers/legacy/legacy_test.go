@@ -112,3 +112,19 @@ func TestMultiBlock(t *testing.T) {
 		}
 	}
 }
+
+// matchesReference encrypts src with c in one batched call and requires
+// every block to equal what ref, an independent one-block implementation
+// (x/crypto's), makes of it; what names the key in the failure message.
+func matchesReference(t *testing.T, what string, c block, ref interface{ Encrypt(dst, src []byte) }, src []byte) {
+	t.Helper()
+	got := make([]byte, len(src))
+	c.EncryptBlocks(got, src)
+	want := make([]byte, BlockSize)
+	for i := 0; i < len(src); i += BlockSize {
+		ref.Encrypt(want, src[i:i+BlockSize])
+		if !bytes.Equal(got[i:i+BlockSize], want) {
+			t.Fatalf("%s, block %d: %X, x/crypto says %X", what, i/BlockSize, got[i:i+BlockSize], want)
+		}
+	}
+}
