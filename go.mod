@@ -4,7 +4,7 @@ go 1.26.8
 
 require (
 	github.com/diskfs/go-diskfs v1.9.4
-	github.com/hanwen/go-fuse/v2 v2.12.1
+	github.com/hanwen/go-fuse/v2 v2.11.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/pflag v1.1.0
 	github.com/ulikunitz/xz v0.5.17

@@ -45,8 +45,10 @@
 // shows (Table), the daemon plumbing of `cryptvol mount` (StartDaemon,
 // DaemonStart), and the raw-versus-encrypted I/O benchmark (BenchIO).
 //
-// FUSE is available on Linux (64-bit architectures: go-fuse v2.12.1 does
-// not build for 32-bit Linux) and macOS (with macFUSE). Elsewhere every
+// FUSE is available on Linux (every architecture, 32-bit ARM included:
+// go.mod keeps go-fuse at v2.11.0, because v2.12's splice package does not
+// compile for 32-bit Linux, where syscall.Splice returns an int) and macOS
+// (with macFUSE). Elsewhere every
 // mounting function returns an error wrapping ErrNotSupported, which
 // Supported reports.
 package mount

@@ -1,4 +1,4 @@
-//go:build (linux && !386 && !arm && !mips && !mipsle) || darwin
+//go:build linux || darwin
 
 package mount
 

@@ -1,4 +1,4 @@
-//go:build !((linux && !386 && !arm && !mips && !mipsle) || darwin)
+//go:build !(linux || darwin)
 
 package mount
 
@@ -8,7 +8,7 @@ import (
 )
 
 // Supported reports why this build cannot mount: FUSE exists only on Linux
-// and macOS, and go-fuse v2.12.1 does not build for 32-bit Linux.
+// and macOS.
 func Supported() error {
 	return fmt.Errorf("%w (%s/%s): use 'cryptvol ls/get/put', which need no mount", ErrNotSupported, runtime.GOOS, runtime.GOARCH)
 }
