@@ -22,7 +22,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -116,8 +115,19 @@ type Mount struct {
 	lock   *os.File
 }
 
-// lockPath serialises every oracle mount on the machine.
-func lockPath() string { return filepath.Join(os.TempDir(), "cryptvol-veracrypt-oracle.lock") }
+// lockMachine takes the lock that serialises every oracle mount on the
+// machine (closing the file releases it).
+func lockMachine() (*os.File, error) {
+	lk, err := os.OpenFile(filepath.Join(os.TempDir(), "cryptvol-veracrypt-oracle.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := flock(lk); err != nil {
+		lk.Close()
+		return nil, err
+	}
+	return lk, nil
+}
 
 const slot = 1
 
@@ -161,12 +171,8 @@ func (vc *VeraCrypt) Mount(ctx context.Context, vol string, o MountOptions) (*Mo
 	if err != nil {
 		return nil, err
 	}
-	lk, err := os.OpenFile(lockPath(), os.O_CREATE|os.O_RDWR, 0o600)
+	lk, err := lockMachine()
 	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(lk.Fd()), syscall.LOCK_EX); err != nil {
-		lk.Close()
 		return nil, err
 	}
 	m := &Mount{vc: vc, Volume: abs, Slot: slot, lock: lk}
@@ -235,14 +241,11 @@ func (m *Mount) unlock() {
 // Time runs one mount and dismount and returns how long the mount took
 // (key derivation, header search and setup, as a user waits for it).
 func (vc *VeraCrypt) Time(ctx context.Context, vol string, o MountOptions) (time.Duration, error) {
-	lk, err := os.OpenFile(lockPath(), os.O_CREATE|os.O_RDWR, 0o600)
+	lk, err := lockMachine()
 	if err != nil {
 		return 0, err
 	}
 	defer lk.Close()
-	if err := syscall.Flock(int(lk.Fd()), syscall.LOCK_EX); err != nil {
-		return 0, err
-	}
 	abs, err := filepath.Abs(vol)
 	if err != nil {
 		return 0, err
