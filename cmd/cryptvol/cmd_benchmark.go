@@ -55,9 +55,9 @@ type benchFlags struct {
 func (bf *benchFlags) options() (bench.Options, error) {
 	var o bench.Options
 	switch bf.format {
-	case "table", "csv", "json":
+	case "table", "csv", "json", "svg", "html":
 	default:
-		return o, usageError(fmt.Errorf("--format %q: want table, csv or json", bf.format))
+		return o, formatError(bf.format, true)
 	}
 	n, err := parseSize(bf.buffer)
 	if err != nil {
@@ -89,8 +89,9 @@ func init() {
 	register(&command{
 		name:    "benchmark",
 		summary: "measure cipher (XTS) and key-derivation speed, like TrueCrypt's benchmark",
-		usage: `Usage: cryptvol benchmark [ciphers|kdf] [--buffer 5M] [--threads N]
-                          [--algorithms A,B] [--format table|csv|json] [--time D] [--pim N]
+		usage: `Usage: cryptvol benchmark [ciphers|kdf|matrix|io|enc|archive] [--buffer 5M] [--threads N]
+                          [--algorithms A,B] [--format table|csv|json|svg|html] [--time D] [--pim N]
+       cryptvol benchmark compare RUN.json|RUN.html... [--labels A,B] [--format ...]
 
 ciphers (the default) encrypts and decrypts a buffer in place with XTS
 (512-byte data units, random keys) for each of VeraCrypt's 15 ciphers and
@@ -115,6 +116,16 @@ and reads it back, straight to TARGET (a new file, or a block device with
 --force) and through an encrypted volume on it (--encryption, --via mount or
 api), and prints MB/s of both and the overhead in percent.
 
+--format svg draws the run as a chart (ciphers: Encrypt/Decrypt/Mean bars
+per algorithm; kdf: unlock time per PRF; matrix: a hash x encryption heat
+map of creation speed; io: raw against encrypted write and read) and
+--format html writes one self-contained report file (no network: styles
+and the chart inline) with the machine, the chart, the table beside it and
+the run's JSON embedded. compare reads runs saved with --format json or
+html, of one kind, and prints one column per run and each run's ratio to
+the first (table, csv, json, svg or html), e.g. a Pi with and without
+turbo, or AES instructions on and off (GODEBUG=cpu.all=off masks them).
+
 The whole run takes a few seconds; a progress line is shown on a terminal.
 
 Examples:
@@ -123,6 +134,10 @@ Examples:
   cryptvol benchmark --format json --buffer 4096 --threads 1
   cryptvol benchmark kdf --pim 485
   cryptvol benchmark io /mnt/disk/bench.tmp --size 1G
+  cryptvol benchmark --format html > report.html
+  GODEBUG=cpu.all=off cryptvol benchmark --format json > generic.json
+  cryptvol benchmark --format json > full.json
+  cryptvol benchmark compare full.json generic.json --format svg > ratio.svg
 `,
 		run: runBenchmark,
 	})
@@ -137,7 +152,7 @@ func runBenchmark(ctx context.Context, a *app, args []string) error {
 	fs.StringVar(&bf.buffer, "buffer", "5M", "bytes per call: K, M, G suffixes (2^10...), a multiple of 512")
 	fs.IntVarP(&bf.threads, "threads", "t", 0, "goroutines per call (0 = all cores); only shares of 64 KiB or more are split off")
 	fs.StringSliceVar(&bf.algorithms, "algorithms", nil, "only these ciphers/cascades (or PRFs for kdf), comma-separated")
-	fs.StringVar(&bf.format, "format", "table", "output: table, csv or json")
+	fs.StringVar(&bf.format, "format", "table", "output: table, csv, json, or a chart: svg, html (a self-contained report)")
 	fs.DurationVar(&bf.time, "time", 0, "measuring time per algorithm and direction (default 100ms; kdf 250ms)")
 	fs.IntVar(&bf.pim, "pim", 0, "kdf: VeraCrypt PIM of the header figures (0 = default)")
 	fs.BoolVar(&bf.argon2Full, "argon2-full", false, "kdf: time one full Argon2id derivation instead of scaling smaller runs")
@@ -203,6 +218,8 @@ func runBenchCiphers(ctx context.Context, a *app, bf *benchFlags, args []string)
 		return benchError(err)
 	}
 	switch bf.format {
+	case "svg", "html":
+		return writeChart(a, bf.format, r)
 	case "json":
 		return writeJSON(a.stdout, r)
 	case "csv":
@@ -250,6 +267,8 @@ func runBenchKDF(ctx context.Context, a *app, bf *benchFlags, args []string) err
 		return benchError(err)
 	}
 	switch bf.format {
+	case "svg", "html":
+		return writeChart(a, bf.format, r)
 	case "json":
 		return writeJSON(a.stdout, r)
 	case "csv":

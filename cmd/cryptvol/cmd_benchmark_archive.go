@@ -61,7 +61,7 @@ func runBenchArchive(ctx context.Context, a *app, bf *benchFlags, args []string)
 	switch bf.format {
 	case "table", "csv", "json":
 	default:
-		return usageError(fmt.Errorf("--format %q: want table, csv or json", bf.format))
+		return formatError(bf.format, false)
 	}
 	o := archivebench.Options{Dir: archiveBench.dir, Files: archiveBench.files, Reps: archiveBench.reps, Appends: archiveBench.appends, Content: archiveBench.content}
 	if o.Content != "jpeg" && o.Content != "random" {

@@ -47,7 +47,7 @@ func runBenchEnc(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	switch bf.format {
 	case "table", "csv", "json":
 	default:
-		return usageError(fmt.Errorf("--format %q: want table, csv or json", bf.format))
+		return formatError(bf.format, false)
 	}
 	o := encbench.Options{
 		Size:      encbench.DefaultSize,

@@ -61,9 +61,9 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		return usageError(errors.New("want one TARGET: a file path (created and removed) or a block device (overwritten, needs --force)"))
 	}
 	switch bf.format {
-	case "table", "csv", "json":
+	case "table", "csv", "json", "svg", "html":
 	default:
-		return usageError(fmt.Errorf("--format %q: want table, csv or json", bf.format))
+		return formatError(bf.format, true)
 	}
 	sizeFlag := bf.size
 	if sizeFlag == "" {
@@ -118,6 +118,8 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		return err
 	}
 	switch bf.format {
+	case "svg", "html":
+		return writeChart(a, bf.format, r)
 	case "json":
 		return writeJSON(a.stdout, r)
 	case "csv":

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,9 +54,9 @@ func runBenchMatrix(ctx context.Context, a *app, bf *benchFlags, args []string) 
 		return usageError(fmt.Errorf("benchmark matrix takes no arguments, got %q", args))
 	}
 	switch bf.format {
-	case "table", "csv", "json":
+	case "table", "csv", "json", "svg", "html":
 	default:
-		return usageError(fmt.Errorf("--format %q: want table, csv or json", bf.format))
+		return formatError(bf.format, true)
 	}
 	sizeStr := bf.size
 	if sizeStr == "" {
@@ -105,15 +104,16 @@ func runBenchMatrix(ctx context.Context, a *app, bf *benchFlags, args []string) 
 		}
 	}
 	bar.Finish()
+	result := struct {
+		Size    int64       `json:"size"`
+		PIM     int         `json:"pim"`
+		Volumes []matrixRow `json:"volumes"`
+	}{size, bf.pim, rows}
 	switch bf.format {
+	case "svg", "html":
+		return writeChart(a, bf.format, result)
 	case "json":
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Size    int64       `json:"size"`
-			PIM     int         `json:"pim"`
-			Volumes []matrixRow `json:"volumes"`
-		}{size, bf.pim, rows})
+		return writeJSON(a.stdout, result)
 	case "csv":
 		w := csv.NewWriter(a.stdout)
 		w.Write([]string{"hash", "encryption", "create_bps", "kdf_seconds"})
