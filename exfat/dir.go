@@ -208,7 +208,7 @@ func (d *dirCache) slotOffset(i int) int64 {
 func (d *dirCache) writeSlots(from, to int) error {
 	for p := range d.pending {
 		if p.slot < to {
-			from = min(from, p.slot)
+			from = min(from, p.fill)
 			to = max(to, p.slot+p.nslots)
 		}
 	}
@@ -235,7 +235,7 @@ func (d *dirCache) writeSlots(from, to int) error {
 // a sector's worth of entries is always one sector write — to create, to
 // update and to remove. Longer sets keep their File and Stream Extension
 // entries (all an update changes) in one sector.
-func (d *dirCache) place(k int) (slot int, reused bool, err error) {
+func (d *dirCache) place(k int) (slot, writeFrom int, reused bool, err error) {
 	sps := d.slotsPerSector()
 	if k <= sps && d.free >= k {
 		runLen := 0
@@ -249,7 +249,7 @@ func (d *dirCache) place(k int) (slot int, reused bool, err error) {
 			}
 			runLen++
 			if runLen == k {
-				return i - k + 1, true, nil
+				return i - k + 1, i - k + 1, true, nil
 			}
 		}
 	}
@@ -259,11 +259,12 @@ func (d *dirCache) place(k int) (slot int, reused bool, err error) {
 			s = (s/sps + 1) * sps
 		}
 		if s+k <= d.slots() {
+			from := d.end
 			d.claimTail(s, k)
-			return s, false, nil
+			return s, from, false, nil
 		}
 		if err := d.grow(); err != nil {
-			return 0, false, err
+			return 0, 0, false, err
 		}
 	}
 }
@@ -274,7 +275,7 @@ func (d *dirCache) pendingIn(lo, hi int) bool {
 	sps := d.slotsPerSector()
 	a, b := lo/sps*sps, ((hi-1)/sps+1)*sps
 	for p := range d.pending {
-		if p.slot < b && p.slot+p.nslots > a {
+		if p.fill < b && p.slot+p.nslots > a {
 			return true
 		}
 	}
@@ -360,7 +361,7 @@ func (d *dirCache) add(units []uint16, tmpl *entry, pending bool) (*entry, error
 	e.name = string(utf16.Decode(units))
 	e.node = nil
 	k := e.setSlots()
-	s, reused, err := d.place(k)
+	s, from, reused, err := d.place(k)
 	if err != nil {
 		return nil, err
 	}
@@ -371,13 +372,13 @@ func (d *dirCache) add(units []uint16, tmpl *entry, pending bool) (*entry, error
 	e.encode(d.data[s*entrySize:(s+k)*entrySize], d.fs.up)
 	d.index(e)
 	if pending {
-		e.pending = true
+		e.pending, e.fill = true, from
 		d.pending[e] = struct{}{}
 		// The set is in data already, marked in use, so parsing or placing
 		// will not hand its slots out again; on disk it is not there yet.
 		return e, nil
 	}
-	if err := d.writeSlots(s, s+k); err != nil {
+	if err := d.writeSlots(from, s+k); err != nil {
 		return nil, err
 	}
 	return e, nil

@@ -72,6 +72,7 @@ type entry struct {
 
 	node    *node // shared state of open handles
 	pending bool  // the set has never been written
+	fill    int   // first slot to write with a pending set (filler entries before it)
 }
 
 func (e *entry) isDir() bool      { return e.attr&AttrDir != 0 }

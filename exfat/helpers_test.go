@@ -2,8 +2,8 @@ package exfat
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
@@ -236,4 +236,3 @@ func mustRead(t testing.TB, fs *FS, name string) []byte {
 	}
 	return b
 }
-
