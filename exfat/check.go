@@ -23,6 +23,11 @@ type CheckReport struct {
 	Unmarked []string
 	// CrossLinks names clusters claimed by two files or directories.
 	CrossLinks []string
+	// Duplicates are entries whose clusters are exactly those of an entry
+	// found before them: what a rename leaves when it stops between writing
+	// the new entry and removing the old one. Check(true) removes the
+	// second entry (the data stays, under the first name).
+	Duplicates []string
 	// BadEntries are entry sets that cannot be understood, broken or
 	// looping chains, files larger than their allocation, duplicate names.
 	BadEntries []string
@@ -48,7 +53,7 @@ type CheckReport struct {
 
 // Clean reports whether nothing at all was found.
 func (r *CheckReport) Clean() bool {
-	return r.LostClusters == 0 && len(r.Unmarked) == 0 && len(r.CrossLinks) == 0 && len(r.BadEntries) == 0 &&
+	return r.LostClusters == 0 && len(r.Unmarked) == 0 && len(r.CrossLinks) == 0 && len(r.Duplicates) == 0 && len(r.BadEntries) == 0 &&
 		len(r.BadChecksums) == 0 && len(r.LongChains) == 0 && r.OrphanEntries == 0 && !r.Dirty && len(r.BootProblems) == 0
 }
 
@@ -90,6 +95,9 @@ func (r *CheckReport) String() string {
 	for _, s := range r.CrossLinks {
 		fmt.Fprintf(&b, "cross-linked: %s\n", s)
 	}
+	for _, s := range r.Duplicates {
+		fmt.Fprintf(&b, "duplicate: %s\n", s)
+	}
 	for _, s := range r.BadEntries {
 		fmt.Fprintf(&b, "bad: %s\n", s)
 	}
@@ -114,6 +122,8 @@ type checker struct {
 	bm     *bitmap
 	owner  []int32
 	paths  []string
+	chains []chain // by owner index
+	dups   []dupEntry
 	report *CheckReport
 	long   []longChain
 	sums   []*entry
@@ -122,6 +132,11 @@ type checker struct {
 
 type longChain struct {
 	start, keep uint32 // first cluster; clusters the file needs
+}
+
+type dupEntry struct {
+	dir *dirCache
+	ent *entry
 }
 
 type orphanSlot struct {
@@ -248,15 +263,26 @@ func (fs *FS) backupDiffers() (bool, error) {
 }
 
 // claim records ch's clusters as owned by path and returns how many there
-// are, or 0 after reporting a cluster owned already.
+// are, or 0 after reporting a cluster owned already (dup, when the chain
+// is exactly one claimed before).
 func (c *checker) claim(path string, ch chain) uint32 {
+	n, _ := c.claimEntry(path, ch)
+	return n
+}
+
+func (c *checker) claimEntry(path string, ch chain) (n uint32, dup bool) {
 	idx := int32(len(c.paths))
 	c.paths = append(c.paths, path)
+	c.chains = append(c.chains, ch)
 	for _, rn := range ch.runs {
 		for cl := rn.first; cl < rn.first+rn.count; cl++ {
 			if o := c.owner[cl]; o >= 0 {
+				if sameChain(c.chains[o], ch) {
+					c.report.Duplicates = append(c.report.Duplicates, fmt.Sprintf("%s has the clusters of %s", path, c.paths[o]))
+					return 0, true
+				}
 				c.report.CrossLinks = append(c.report.CrossLinks, fmt.Sprintf("%s and %s share cluster %d", c.paths[o], path, cl))
-				return 0
+				return 0, false
 			}
 		}
 	}
@@ -265,7 +291,19 @@ func (c *checker) claim(path string, ch chain) uint32 {
 			c.owner[cl] = idx
 		}
 	}
-	return ch.n
+	return ch.n, false
+}
+
+func sameChain(a, b chain) bool {
+	if a.n != b.n || len(a.runs) != len(b.runs) {
+		return false
+	}
+	for i := range a.runs {
+		if a.runs[i] != b.runs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *checker) walk(d *dirCache, p string) {
@@ -302,7 +340,11 @@ func (c *checker) walk(d *dirCache, p string) {
 			r.LongChains = append(r.LongChains, fmt.Sprintf("%s: %d bytes, its FAT chain goes on past cluster %d", ep, e.size, need))
 			c.long = append(c.long, longChain{start: e.start, keep: uint32(need)})
 		}
-		n := c.claim(ep, ch)
+		n, dup := c.claimEntry(ep, ch)
+		if dup {
+			c.dups = append(c.dups, dupEntry{d, e})
+			continue
+		}
 		if e.isDir() {
 			if n == 0 {
 				continue
@@ -367,6 +409,14 @@ func (c *checker) repair(lost, unmarked []uint32) error {
 	}
 	if len(c.orph) > 0 {
 		r.Repaired = append(r.Repaired, fmt.Sprintf("marked %d orphaned secondary entries unused", len(c.orph)))
+	}
+	for _, de := range c.dups {
+		if err := de.dir.remove(de.ent); err != nil {
+			return err
+		}
+	}
+	if len(c.dups) > 0 {
+		r.Repaired = append(r.Repaired, fmt.Sprintf("removed %d entries that duplicated another's clusters", len(c.dups)))
 	}
 	t := c.fat
 	for _, lc := range c.long {
