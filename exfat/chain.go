@@ -106,6 +106,9 @@ func (fs *FS) loadChain(start uint32, need int64, noFatChain bool) (ch chain, lo
 		return ch, false, nil
 	}
 	t := fs.fat
+	if need > 0 && loops(t, start, need) {
+		return chain{}, false, corruptf("cluster chain starting at %d loops", start)
+	}
 	c := start
 	for {
 		if ch.n > g.clusterCount {
@@ -127,4 +130,26 @@ func (fs *FS) loadChain(start uint32, need int64, noFatChain bool) (ch chain, lo
 		}
 		c = next
 	}
+}
+
+// loops reports whether the first need clusters of the FAT chain at start
+// repeat one, or the chain loops soon after them (Brent's cycle
+// detection: no memory, at most 3*need steps).
+func loops(t *fatTable, start uint32, need int64) bool {
+	power, lam := int64(1), int64(1)
+	tortoise, hare := start, t.get(start)
+	for steps := int64(1); steps < 3*need+2; steps++ {
+		if !t.valid(hare) {
+			return false // ends (or breaks, which the walk reports)
+		}
+		if tortoise == hare {
+			return true
+		}
+		if power == lam {
+			tortoise, power, lam = hare, power*2, 0
+		}
+		hare = t.get(hare)
+		lam++
+	}
+	return false
 }
