@@ -39,6 +39,9 @@ var (
 	// ErrReadOnly is returned for writes on a filesystem opened read-only
 	// (or on a device that is not an io.WriterAt).
 	ErrReadOnly = errors.New("exfat: read-only filesystem")
+	// ErrUnsupported is returned for a volume this package cannot hold:
+	// one whose FAT would not fit in this process's address space.
+	ErrUnsupported = errors.New("exfat: unsupported volume")
 	// ErrTooSmall is returned by Format when the device cannot hold an
 	// exFAT volume with the requested (or mkfs.exfat's default) layout.
 	ErrTooSmall = errors.New("exfat: device too small")

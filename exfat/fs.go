@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"strings"
 	"sync"
@@ -120,6 +121,11 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 	}
 	if w, ok := dev.(io.WriterAt); ok && !opts.ReadOnly {
 		fs.w = w
+	}
+	// The FAT and the bitmap are held in memory (4 bytes and 1 bit per
+	// cluster).
+	if fatBytes := (uint64(g.clusterCount) + 2) * 4; fatBytes > math.MaxInt/2 {
+		return nil, fmt.Errorf("%w: a FAT of %d clusters (%d bytes) does not fit in memory here", ErrUnsupported, g.clusterCount, fatBytes)
 	}
 	fatRaw := make([]byte, (int64(g.clusterCount)+2)*4)
 	if err := fs.readAt(fatRaw, g.activeFATOffset()); err != nil {
