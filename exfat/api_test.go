@@ -7,6 +7,7 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -230,4 +231,68 @@ func TestNoFatChainAndFragmentation(t *testing.T) {
 	fs.Close()
 	needTools(t, "fsck.exfat")
 	fsckClean(t, saveImage(t, m))
+}
+
+// TestVolumeDirtyFlag checks that VolumeDirty is set on disk from the
+// first change until Sync, that PercentInUse is brought up to date, that
+// the boot checksum (which leaves both out) still holds, and that a
+// volume found dirty stays dirty until Check(true).
+func TestVolumeDirtyFlag(t *testing.T) {
+	const size = 8 << 20
+	m := newMemDev(t, size)
+	mustFormat(t, m, size, FormatOptions{})
+	flags := func() uint16 { return uint16(m.data[offVolumeFlags]) | uint16(m.data[offVolumeFlags+1])<<8 }
+	fs := mustOpen(t, m, size)
+	if fs.Dirty() || flags()&flagVolumeDirty != 0 {
+		t.Fatal("a fresh volume is dirty")
+	}
+	f, _ := fs.Create("/f")
+	f.Write(pattern(1, 3<<20))
+	if flags()&flagVolumeDirty == 0 {
+		t.Error("not marked dirty while a file is being written")
+	}
+	f.Close()
+	if err := fs.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if flags()&flagVolumeDirty != 0 {
+		t.Error("still dirty after Sync")
+	}
+	if p := m.data[offPercentInUse]; p < 40 || p > 60 {
+		t.Errorf("PercentInUse %d after filling half the volume", p)
+	}
+	fs.Close()
+	if _, err := parseBootRegion(m.data[:24*512], size); err != nil {
+		t.Fatalf("boot region after use: %v", err)
+	}
+	// A volume found dirty stays so until Check(true).
+	m.data[offVolumeFlags] |= flagVolumeDirty
+	fs = mustOpen(t, m, size)
+	mustWrite(t, fs, "/g", []byte("g"))
+	fs.Sync()
+	if !fs.Dirty() || flags()&flagVolumeDirty == 0 {
+		t.Error("a volume opened dirty was marked clean by Sync")
+	}
+	r, err := fs.Check(true)
+	if err != nil || !r.Dirty || r.ExitCode() != 1 || flags()&flagVolumeDirty != 0 {
+		t.Errorf("Check(true) of a dirty volume: %v, exit code %d, flags %#x\n%s", err, r.ExitCode(), flags(), r)
+	}
+	fs.Close()
+	needTools(t, "fsck.exfat", "exfatlabel")
+	fsckClean(t, saveImage(t, m))
+}
+
+// TestLabelReadByExfatprogs checks a Unicode label with exfatlabel.
+func TestLabelReadByExfatprogs(t *testing.T) {
+	needTools(t, "exfatlabel")
+	const size = 8 << 20
+	m := newMemDev(t, size)
+	mustFormat(t, m, size, FormatOptions{Label: "Ключ ✓ 2024"})
+	if l := mustOpen(t, m, size).Label(); l != "Ключ ✓ 2024" {
+		t.Errorf("Label() = %q", l)
+	}
+	out, err := runTool(t, nil, "exfatlabel", saveImage(t, m))
+	if err != nil || !strings.Contains(out, "label: Ключ ✓ 2024") {
+		t.Errorf("exfatlabel: %v\n%s", err, out)
+	}
 }
