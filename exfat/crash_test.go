@@ -140,7 +140,12 @@ func crashOps() []crashOp {
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			oneOf(t, fs, "/dir/new file.bin", nil, newData)
 		}},
-		{name: "put into a full directory", run: func(fs *FS) error {
+		{name: "put with a name of 17 entries", longChains: true, run: func(fs *FS) error {
+			return fs.WriteFile("/dir/"+strings.Repeat("n", 240), newData[:5000], 0o644)
+		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+			oneOf(t, fs, "/dir/"+strings.Repeat("n", 240), nil, newData[:5000])
+		}},
+		{name: "put into a full directory", longChains: true, run: func(fs *FS) error {
 			return fs.WriteFile("/full/one more with a long name.txt", newData[:3000], 0o644)
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			oneOf(t, fs, "/full/one more with a long name.txt", nil, newData[:3000])

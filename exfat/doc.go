@@ -124,7 +124,8 @@
 //   - Mkdir: the new directory's cluster is zeroed and marked in the
 //     bitmap before its set appears. A directory that must grow gets a
 //     cluster zeroed on disk and marked in the bitmap before it is linked
-//     and recorded in the directory's own set.
+//     and recorded in the directory's own set (a fragmented directory's
+//     chain is longer than its recorded size between the last two).
 //   - Rename rewrites the set in place (one write) when the new one fits
 //     where the old one was in the same directory, or where the file it
 //     replaces was. Otherwise the new set is written before the old one is
