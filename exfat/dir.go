@@ -29,6 +29,7 @@ type dirCache struct {
 	// unused (or as the end of the directory) on disk until then.
 	pending map[*entry]struct{}
 	end     int // first slot of the end marker (slots() when there is none)
+	diskEnd int // the same on disk
 	free    int // unused slots before end
 
 	bad      []string // problems that make the directory unsafe to change
@@ -54,13 +55,13 @@ func (d *dirCache) parse() {
 	d.labelAt = -1
 	isRoot := d.parent == nil
 	n := d.slots()
-	d.end = n
+	d.end, d.diskEnd = n, n
 	for i := 0; i < n; {
 		p := d.data[i*entrySize : (i+1)*entrySize]
 		t := p[0]
 		switch {
 		case t == typeEnd:
-			d.end = i
+			d.end, d.diskEnd = i, i
 			return
 		case t&entryInUse == 0:
 			d.free++
@@ -199,31 +200,65 @@ func (d *dirCache) slotOffset(i int) int64 {
 	return g.clusterOffset(c) + b&int64(g.clusterSize-1)
 }
 
-// writeSlots writes the sectors holding slots from..to-1, together with
-// those of any never-written entry set placed before to, from the last
-// sector to the first. Sets written at the end of a directory land on
-// slots that read as the end marker until the sector holding their first
-// entry is written, so writing that sector last makes a set that spans
-// sectors appear in one write.
+// writeSlots writes the sectors holding slots from..to-1, from the last
+// sector to the first. Written past the end of the directory as it is on
+// disk (diskEnd, the first slot that reads as the end there), the range
+// starts at diskEnd (taking filler entries and the sets placed after it)
+// and takes the new end marker: those slots read as the end of the
+// directory until the sector holding diskEnd is written, last, so a set
+// that spans sectors appears in one write. A never-written set that shares
+// a sector with the range goes with it, whole (as it is: an empty file
+// until its commit).
 func (d *dirCache) writeSlots(from, to int) error {
-	for p := range d.pending {
-		if p.slot < to {
-			from = min(from, p.fill)
-			to = max(to, p.slot+p.nslots)
+	sps := d.slotsPerSector()
+	if to > d.diskEnd {
+		from = min(from, d.diskEnd)
+		if to < d.slots() && d.data[to*entrySize] == typeEnd {
+			to++
 		}
 	}
+	for grown := true; grown; {
+		grown = false
+		lo, hi := from/sps*sps, ((to-1)/sps+1)*sps
+		for p := range d.pending {
+			if p.fill < hi && p.slot+p.nslots > lo && (p.fill < from || p.slot+p.nslots > to) {
+				from, to = min(from, p.fill), max(to, p.slot+p.nslots)
+				grown = true
+			}
+		}
+	}
+	if err := d.writeSectors(from/sps, (to-1)/sps, true); err != nil {
+		return err
+	}
+	for p := range d.pending {
+		if p.fill >= from && p.slot+p.nslots <= to {
+			delete(d.pending, p)
+			p.pending = false
+		}
+	}
+	return nil
+}
+
+// writeSectors writes sectors a..b of the directory (last first when
+// reverse is set) and moves diskEnd past what they cover.
+func (d *dirCache) writeSectors(a, b int, reverse bool) error {
 	sps := d.slotsPerSector()
-	for s := (to - 1) / sps; s >= from/sps; s-- {
+	for i := 0; i <= b-a; i++ {
+		s := a + i
+		if reverse {
+			s = b - i
+		}
 		lo, hi := s*sps, min((s+1)*sps, d.slots())
 		if err := d.fs.writeAt(d.data[lo*entrySize:hi*entrySize], d.slotOffset(lo)); err != nil {
 			return err
 		}
 	}
-	for p := range d.pending {
-		if p.slot < to {
-			delete(d.pending, p)
-			p.pending = false
+	if lo, hi := a*sps, min((b+1)*sps, d.slots()); d.diskEnd >= lo && d.diskEnd < hi {
+		e := d.diskEnd
+		for e < hi && d.data[e*entrySize] != typeEnd {
+			e++
 		}
+		d.diskEnd = e
 	}
 	return nil
 }
@@ -433,18 +468,9 @@ func (d *dirCache) remove(e *entry) error {
 	return nil
 }
 
-// writeRange writes sectors a..b of the directory (no pending handling:
-// used where the sectors hold only entries already on disk).
-func (d *dirCache) writeRange(a, b int) error {
-	sps := d.slotsPerSector()
-	for s := a; s <= b; s++ {
-		lo, hi := s*sps, min((s+1)*sps, d.slots())
-		if err := d.fs.writeAt(d.data[lo*entrySize:hi*entrySize], d.slotOffset(lo)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// writeRange writes sectors a..b of the directory, first to last (used
+// where they hold only sets already on disk).
+func (d *dirCache) writeRange(a, b int) error { return d.writeSectors(a, b, false) }
 
 func (d *dirCache) isEmpty() bool { return len(d.live) == 0 }
 
@@ -473,7 +499,7 @@ func (d *dirCache) rewrite(old *entry, tmpl *entry) (*entry, error) {
 		return nil, nil
 	}
 	for i := old.slot + old.nslots; i < old.slot+k; i++ {
-		if i >= d.end || d.data[i*entrySize]&entryInUse != 0 {
+		if i >= d.diskEnd || d.data[i*entrySize]&entryInUse != 0 {
 			return nil, nil
 		}
 	}
