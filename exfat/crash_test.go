@@ -145,6 +145,24 @@ func crashOps() []crashOp {
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			oneOf(t, fs, "/dir/"+strings.Repeat("n", 240), nil, newData[:5000])
 		}},
+		{name: "put while another new file is open", run: func(fs *FS) error {
+			f, err := fs.Create("/dir/open.bin")
+			if err != nil {
+				return err
+			}
+			if _, err := f.Write(newData); err != nil {
+				return err
+			}
+			if err := fs.WriteFile("/dir/other.bin", newData[:7000], 0o644); err != nil {
+				return err
+			}
+			return f.Close()
+		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+			// The open file's set went to disk with its neighbour's, as an
+			// empty file (doc.go says so).
+			oneOf(t, fs, "/dir/open.bin", nil, []byte{}, newData)
+			oneOf(t, fs, "/dir/other.bin", nil, newData[:7000])
+		}},
 		{name: "put into a full directory", longChains: true, run: func(fs *FS) error {
 			return fs.WriteFile("/full/one more with a long name.txt", newData[:3000], 0o644)
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {

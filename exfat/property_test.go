@@ -288,8 +288,21 @@ func propertyRun(t *testing.T, size int64, cluster, steps int, seed uint64) {
 			if err = fs.Rename(p, q); err == nil {
 				moveTree(m, p, q)
 			}
-		case op < 86: // open a long-lived handle
+		case op < 86: // open a long-lived handle, or create a file through one
 			p := m.randomFile(r)
+			if r.IntN(3) == 0 && len(handles) < 4 {
+				q := path.Join(m.randomDir(r), randomName(r))
+				if _, ok := m.exists(q); ok {
+					continue
+				}
+				desc = "create and keep open " + q
+				var f *File
+				if f, err = fs.OpenFile(q, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+					setFile(m, q, nil)
+					handles = append(handles, handle{f, m.files[q]})
+				}
+				break
+			}
 			if p == "" || len(handles) >= 4 {
 				continue
 			}
