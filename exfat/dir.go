@@ -28,7 +28,10 @@ type dirCache struct {
 	// pending holds new entry sets never written. Their slots read as
 	// unused (or as the end of the directory) on disk until then.
 	pending map[*entry]struct{}
-	end     int // first slot of the end marker (slots() when there is none)
+	// scanFrom[k] is the first sector start where a run of k unused slots
+	// may begin: place starts its search there.
+	scanFrom [20]int
+	end      int // first slot of the end marker (slots() when there is none)
 	diskEnd int // the same on disk
 	free    int // unused slots before end
 
@@ -52,6 +55,7 @@ func (d *dirCache) parse() {
 	d.live = make(map[*entry]struct{})
 	d.pending = make(map[*entry]struct{})
 	d.clash, d.free, d.bad, d.fixable, d.orphans, d.sysSlots = 0, 0, nil, nil, nil, nil
+	d.scanFrom = [20]int{}
 	d.labelAt = -1
 	isRoot := d.parent == nil
 	n := d.slots()
@@ -274,7 +278,7 @@ func (d *dirCache) place(k int) (slot, writeFrom int, reused bool, err error) {
 	sps := d.slotsPerSector()
 	if k <= sps && d.free >= k {
 		runLen := 0
-		for i := 0; i < d.end; i++ {
+		for i := d.scanFrom[k]; i < d.end; i++ {
 			if i%sps == 0 {
 				runLen = 0
 			}
@@ -284,9 +288,11 @@ func (d *dirCache) place(k int) (slot, writeFrom int, reused bool, err error) {
 			}
 			runLen++
 			if runLen == k {
+				d.scanFrom[k] = (i - k + 1) / sps * sps
 				return i - k + 1, i - k + 1, true, nil
 			}
 		}
+		d.scanFrom[k] = d.end / sps * sps
 	}
 	for {
 		s := d.end
@@ -322,6 +328,7 @@ func (d *dirCache) pendingIn(lo, hi int) bool {
 // directory before the new set), and the slot after the run an end
 // marker. Nothing is written: the set's own write carries these bytes.
 func (d *dirCache) claimTail(s, k int) {
+	d.freed(d.end)
 	for i := d.end; i < s; i++ {
 		p := d.data[i*entrySize : (i+1)*entrySize]
 		clear(p)
@@ -438,6 +445,7 @@ func (d *dirCache) remove(e *entry) error {
 		d.data[i*entrySize] &^= entryInUse
 	}
 	d.free += e.nslots
+	d.freed(e.slot)
 	d.unindex(e)
 	if e.pending {
 		delete(d.pending, e)
@@ -471,6 +479,14 @@ func (d *dirCache) remove(e *entry) error {
 // writeRange writes sectors a..b of the directory, first to last (used
 // where they hold only sets already on disk).
 func (d *dirCache) writeRange(a, b int) error { return d.writeSectors(a, b, false) }
+
+// freed notes that slots from i on may be unused now.
+func (d *dirCache) freed(i int) {
+	i = i / d.slotsPerSector() * d.slotsPerSector()
+	for k := range d.scanFrom {
+		d.scanFrom[k] = min(d.scanFrom[k], i)
+	}
+}
 
 func (d *dirCache) isEmpty() bool { return len(d.live) == 0 }
 
@@ -508,6 +524,7 @@ func (d *dirCache) rewrite(old *entry, tmpl *entry) (*entry, error) {
 	}
 	d.unindex(old)
 	d.free += old.nslots - k
+	d.freed(old.slot)
 	e.slot, e.nslots = old.slot, k
 	e.encode(d.data[e.slot*entrySize:(e.slot+k)*entrySize], d.fs.up)
 	for i := e.slot + k; i < old.slot+old.nslots; i++ {
