@@ -32,8 +32,8 @@ type dirCache struct {
 	// may begin: place starts its search there.
 	scanFrom [20]int
 	end      int // first slot of the end marker (slots() when there is none)
-	diskEnd int // the same on disk
-	free    int // unused slots before end
+	diskEnd  int // the same on disk
+	free     int // unused slots before end
 
 	bad      []string // problems that make the directory unsafe to change
 	fixable  []*entry // sets with a wrong checksum or name hash (live all the same)
