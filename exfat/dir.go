@@ -79,13 +79,13 @@ func (d *dirCache) parse() {
 				continue
 			}
 			e.slot = i
-			if why != "" && fixable {
-				d.fixable = append(d.fixable, e)
-			}
 			if w := d.checkEntry(e); w != "" {
 				d.bad = append(d.bad, fmt.Sprintf("entry %d (%q): %s", i, e.name, w))
 				i += e.nslots
 				continue
+			}
+			if why != "" && fixable {
+				d.fixable = append(d.fixable, e)
 			}
 			d.index(e)
 			i += e.nslots
