@@ -1,0 +1,330 @@
+package exfat
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// plainFile hides *os.File's Sync method, so the exFAT side does no fsync
+// either (the plain-directory and exfat-fuse copies do none).
+type plainFile struct{ f *os.File }
+
+func (p plainFile) ReadAt(b []byte, off int64) (int, error)  { return p.f.ReadAt(b, off) }
+func (p plainFile) WriteAt(b []byte, off int64) (int, error) { return p.f.WriteAt(b, off) }
+
+// smallFiles are 1,000 files of 3 to 10 KB.
+func smallFiles() [][]byte {
+	files := make([][]byte, 1000)
+	for i := range files {
+		files[i] = pattern(i, 3000+(i*7919)%7001)
+	}
+	return files
+}
+
+// benchFuse mounts img with exfat-fuse for a benchmark, or returns "" when
+// that cannot be done here.
+func benchFuse(b *testing.B, img string) (dir string, unmount func()) {
+	if os.Getuid() != 0 {
+		return "", nil
+	}
+	if _, err := exec.LookPath("mount.exfat-fuse"); err != nil {
+		return "", nil
+	}
+	out, err := exec.Command("losetup", "-f", "--show", img).CombinedOutput()
+	if err != nil {
+		return "", nil
+	}
+	loop := string(bytes.TrimSpace(out))
+	dir = filepath.Join(b.TempDir(), "mnt")
+	os.Mkdir(dir, 0o755)
+	if err := exec.Command("mount.exfat-fuse", loop, dir).Run(); err != nil {
+		exec.Command("losetup", "-d", loop).Run()
+		return "", nil
+	}
+	return dir, func() {
+		exec.Command("umount", dir).Run()
+		exec.Command("losetup", "-d", loop).Run()
+	}
+}
+
+// BenchmarkSmallFiles writes 1,000 files of 3–10 KB into an exFAT volume
+// in an image file and reads them back (through a fresh Open), and does
+// the same with a plain directory on the same disk and, where it can be
+// mounted, through exfat-fuse on an image made by mkfs.exfat (mount,
+// write, unmount, mount, read, unmount). It reports the ratios of the
+// times as x-plain-dir and x-exfat-fuse (below 1: faster).
+func BenchmarkSmallFiles(b *testing.B) {
+	files := smallFiles()
+	var total int64
+	for _, f := range files {
+		total += int64(len(f))
+	}
+	const size = 256 << 20
+	var ourTime, plainTime, fuseTime time.Duration
+	fuseRuns := 0
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		dir := b.TempDir()
+		img, err := os.Create(filepath.Join(dir, "vol.img"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		img.Truncate(size)
+		if err := Format(img, size, FormatOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		plain := filepath.Join(dir, "plain")
+		os.Mkdir(plain, 0o755)
+		fuseImg := filepath.Join(dir, "fuse.img")
+		os.WriteFile(fuseImg, nil, 0o644)
+		os.Truncate(fuseImg, size)
+		haveFuse := exec.Command("mkfs.exfat", fuseImg).Run() == nil
+		b.StartTimer()
+
+		start := time.Now()
+		fs, err := Open(plainFile{img}, size)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fs.Mkdir("/data")
+		for j, data := range files {
+			if err := fs.WriteFile(fmt.Sprintf("/data/file%04d.bin", j), data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := fs.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if fs, err = Open(plainFile{img}, size); err != nil {
+			b.Fatal(err)
+		}
+		for j, data := range files {
+			got, err := fs.ReadFile(fmt.Sprintf("/data/file%04d.bin", j))
+			if err != nil || len(got) != len(data) {
+				b.Fatal(err)
+			}
+		}
+		fs.Close()
+		ourTime += time.Since(start)
+
+		start = time.Now()
+		copyFiles(b, plain, files)
+		plainTime += time.Since(start)
+		img.Close()
+
+		if haveFuse {
+			start = time.Now()
+			mnt, unmount := benchFuse(b, fuseImg)
+			if mnt != "" {
+				os.Mkdir(filepath.Join(mnt, "data"), 0o755)
+				for j, data := range files {
+					if err := os.WriteFile(filepath.Join(mnt, "data", fmt.Sprintf("file%04d.bin", j)), data, 0o644); err != nil {
+						b.Fatal(err)
+					}
+				}
+				unmount()
+				mnt, unmount = benchFuse(b, fuseImg)
+				for j, data := range files {
+					got, err := os.ReadFile(filepath.Join(mnt, "data", fmt.Sprintf("file%04d.bin", j)))
+					if err != nil || len(got) != len(data) {
+						b.Fatal(err)
+					}
+				}
+				unmount()
+				fuseTime += time.Since(start)
+				fuseRuns++
+			}
+		}
+	}
+	b.SetBytes(2 * total)
+	b.ReportMetric(float64(ourTime)/float64(plainTime), "x-plain-dir")
+	b.ReportMetric(float64(ourTime.Milliseconds())/float64(b.N), "exfat-ms/op")
+	b.ReportMetric(float64(plainTime.Milliseconds())/float64(b.N), "plain-ms/op")
+	if fuseRuns == b.N {
+		b.ReportMetric(float64(ourTime)/float64(fuseTime), "x-exfat-fuse")
+		b.ReportMetric(float64(fuseTime.Milliseconds())/float64(b.N), "exfat-fuse-ms/op")
+	}
+}
+
+func copyFiles(b *testing.B, dir string, files [][]byte) {
+	for j, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%04d.bin", j)), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for j, data := range files {
+		got, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("file%04d.bin", j)))
+		if err != nil || len(got) != len(data) {
+			b.Fatal(err)
+		}
+	}
+}
+
+// preallocated returns an image file whose blocks all exist on the host
+// disk, so the benchmarks measure the filesystem and not the host's block
+// allocation for a sparse file.
+func preallocated(b *testing.B, size int64) *os.File {
+	_, f := image(b, size)
+	zero := make([]byte, 1<<20)
+	for off := int64(0); off < size; off += int64(len(zero)) {
+		if _, err := f.WriteAt(zero, off); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return f
+}
+
+// BenchmarkSequential writes and reads one 64 MiB file in 1 MiB calls on
+// an in-memory device (the filesystem's own cost) and on an image file,
+// with a plain file on the same disk and, where it can be mounted, the
+// same file through exfat-fuse as references.
+func BenchmarkSequential(b *testing.B) {
+	const fileSize = 64 << 20
+	const size = 256 << 20
+	chunk := pattern(1, 1<<20)
+	buf := make([]byte, 1<<20)
+	type dev interface {
+		ReadAt([]byte, int64) (int, error)
+		WriteAt([]byte, int64) (int, error)
+	}
+	for _, name := range []string{"memory", "image-file"} {
+		var d dev
+		if name == "memory" {
+			d = newMemDev(b, size)
+		} else {
+			d = plainFile{preallocated(b, size)}
+		}
+		if err := Format(d, size, FormatOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		fs, err := Open(d, size)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("write/"+name, func(b *testing.B) {
+			b.SetBytes(fileSize)
+			for i := 0; i < b.N; i++ {
+				f, err := fs.Create("/big.bin")
+				if err != nil {
+					b.Fatal(err)
+				}
+				for off := 0; off < fileSize; off += len(chunk) {
+					if _, err := f.Write(chunk); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := f.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("read/"+name, func(b *testing.B) {
+			b.SetBytes(fileSize)
+			f, err := fs.Open("/big.bin")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			for i := 0; i < b.N; i++ {
+				for off := int64(0); off < fileSize; off += int64(len(buf)) {
+					if _, err := f.ReadAt(buf, off); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+	ref := preallocated(b, size)
+	b.Run("write/reference-plain-file", func(b *testing.B) {
+		b.SetBytes(fileSize)
+		for i := 0; i < b.N; i++ {
+			for off := int64(0); off < fileSize; off += int64(len(chunk)) {
+				if _, err := ref.WriteAt(chunk, off); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("read/reference-plain-file", func(b *testing.B) {
+		b.SetBytes(fileSize)
+		for i := 0; i < b.N; i++ {
+			for off := int64(0); off < fileSize; off += int64(len(buf)) {
+				if _, err := ref.ReadAt(buf, off); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	fuseImg := preallocated(b, size).Name()
+	if exec.Command("mkfs.exfat", fuseImg).Run() != nil {
+		return
+	}
+	mnt, unmount := benchFuse(b, fuseImg)
+	if mnt == "" {
+		return
+	}
+	defer unmount()
+	p := filepath.Join(mnt, "big.bin")
+	b.Run("write/reference-exfat-fuse", func(b *testing.B) {
+		b.SetBytes(fileSize)
+		for i := 0; i < b.N; i++ {
+			f, err := os.Create(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for off := 0; off < fileSize; off += len(chunk) {
+				if _, err := f.Write(chunk); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := f.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read/reference-exfat-fuse", func(b *testing.B) {
+		b.SetBytes(fileSize)
+		f, err := os.Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		for i := 0; i < b.N; i++ {
+			for off := int64(0); off < fileSize; off += int64(len(buf)) {
+				if _, err := f.ReadAt(buf, off); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// TestHotPathAllocs checks that reading, and overwriting inside a file,
+// allocate nothing.
+func TestHotPathAllocs(t *testing.T) {
+	m := newMemDev(t, 8<<20)
+	mustFormat(t, m, 8<<20, FormatOptions{})
+	fs := mustOpen(t, m, 8<<20)
+	mustWrite(t, fs, "/f", pattern(1, 1<<20))
+	f, err := fs.OpenFile("/f", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64<<10)
+	if n := testing.AllocsPerRun(100, func() { f.ReadAt(buf, 12345) }); n != 0 {
+		t.Errorf("ReadAt allocates %v times", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { f.WriteAt(buf, 54321) }); n != 0 {
+		t.Errorf("WriteAt inside the file allocates %v times", n)
+	}
+	got := make([]byte, len(buf))
+	f.ReadAt(got, 54321)
+	if !bytes.Equal(got, buf) {
+		t.Error("content")
+	}
+}

@@ -1,0 +1,317 @@
+package exfat
+
+import "fmt"
+
+// node is the state shared by all open handles of one file: its clusters
+// and what still has to reach the disk.
+//
+// How a file's changes reach the disk, in order (see doc.go for why):
+//   - data is written into clusters as Write is called; new clusters are
+//     taken in the in-memory bitmap (and linked in the in-memory FAT when
+//     the file is fragmented);
+//   - on commit (Sync, Close, or any operation that must see the file as
+//     it is on disk): the bitmap, then the FAT entries of the new
+//     clusters, then the link from the last cluster the disk knows of to
+//     the first new one, then the entry set with the new first cluster,
+//     size, flags and times (one sector write), then, if the file was
+//     truncated to zero and rewritten, the old clusters are freed.
+type node struct {
+	ent   *entry
+	ch    chain
+	links [][2]uint32 // FAT links from clusters the disk knows of, made at commit
+	old   chain       // clusters to free once the entry no longer points to them
+	// diskClusters is how many clusters of ch the entry on disk covers.
+	diskClusters uint32
+	refs         int
+	dirty        bool
+	removed      bool
+}
+
+// openNode returns the shared node of file entry e, loading its chain.
+func (fs *FS) openNode(e *entry) (*node, error) {
+	if e.node != nil {
+		return e.node, nil
+	}
+	cs := int64(fs.g.clusterSize)
+	ch, _, err := fs.loadChain(e.start, (int64(e.size)+cs-1)/cs, e.noFatChain())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.name, err)
+	}
+	n := &node{ent: e, ch: ch, diskClusters: ch.n}
+	e.node = n
+	return n, nil
+}
+
+func (fs *FS) markDirty(n *node) {
+	n.dirty = true
+	fs.dirty[n] = struct{}{}
+}
+
+// commit writes n's pending changes in the order above.
+func (fs *FS) commit(n *node) error {
+	if !n.dirty {
+		return nil
+	}
+	if n.removed {
+		n.dirty = false
+		delete(fs.dirty, n)
+		return nil
+	}
+	if err := fs.flushBitmap(); err != nil {
+		return err
+	}
+	if err := fs.flushFAT(); err != nil {
+		return err
+	}
+	if len(n.links) > 0 {
+		for _, l := range n.links {
+			fs.fat.set(l[0], l[1])
+		}
+		n.links = n.links[:0]
+		if err := fs.flushFAT(); err != nil {
+			return err
+		}
+	}
+	e := n.ent
+	e.start = n.ch.first()
+	if err := e.dir.update(e); err != nil {
+		return err
+	}
+	n.diskClusters = n.ch.n
+	if n.old.n > 0 {
+		fs.release(n.old)
+		n.old = chain{}
+		if err := fs.flushBitmap(); err != nil {
+			return err
+		}
+	}
+	n.dirty = false
+	delete(fs.dirty, n)
+	return nil
+}
+
+func (fs *FS) orphan(n *node) {
+	n.removed = true
+	fs.orphans[n] = struct{}{}
+}
+
+func (fs *FS) hold(n *node) {
+	if n.refs == 0 {
+		fs.openNodes++
+	}
+	n.refs++
+}
+
+// drop releases one reference; the last one of a removed file frees its
+// clusters.
+func (fs *FS) drop(n *node) error {
+	n.refs--
+	if n.refs > 0 {
+		return nil
+	}
+	fs.openNodes--
+	if n.ent != nil && n.ent.node == n {
+		n.ent.node = nil
+	}
+	if !n.removed {
+		return nil
+	}
+	fs.release(n.ch)
+	fs.release(n.old)
+	n.ch, n.old = chain{}, chain{}
+	delete(fs.dirty, n)
+	delete(fs.orphans, n)
+	return fs.flushBitmap()
+}
+
+// grow makes the chain at least clusters long. A file stays contiguous
+// (NoFatChain) while the clusters after it are free; otherwise its
+// clusters are linked in the FAT from then on.
+func (fs *FS) grow(n *node, clusters uint32) error {
+	if n.ch.n >= clusters {
+		return nil
+	}
+	e := n.ent
+	last := n.ch.last()
+	near := uint32(0)
+	if last != 0 {
+		near = last + 1
+	}
+	runs, err := fs.allocate(clusters-n.ch.n, near)
+	if err != nil {
+		return err
+	}
+	if n.ch.n == 0 && len(runs) == 1 {
+		e.flags |= flagNoFatChain | flagAllocPossible
+		n.ch.add(runs[0])
+		return nil
+	}
+	if e.noFatChain() && len(runs) == 1 && runs[0].first == near {
+		n.ch.add(runs[0])
+		return nil
+	}
+	if e.noFatChain() && n.ch.n > 0 {
+		// Fragmented from now on: the clusters so far get their links
+		// (which a NoFatChain entry makes meaningless, so this is safe
+		// before the entry changes).
+		fs.writeChainFAT(n.ch)
+	}
+	e.flags = e.flags&^flagNoFatChain | flagAllocPossible
+	var add chain
+	for _, r := range runs {
+		add.add(r)
+	}
+	fs.writeChainFAT(add)
+	if last != 0 {
+		if n.ch.n > n.diskClusters {
+			fs.fat.set(last, add.first()) // a cluster the disk does not know of yet
+		} else {
+			n.links = append(n.links, [2]uint32{last, add.first()})
+		}
+	}
+	for _, r := range runs {
+		n.ch.add(r)
+	}
+	return nil
+}
+
+// writeData writes p at byte offset off of n's chain (long enough already).
+func (fs *FS) writeData(n *node, p []byte, off int64) error {
+	return fs.writeChain(n.ch, p, off)
+}
+
+// zeroFill writes zeros over bytes from..to-1 of n (allocated already).
+func (fs *FS) zeroFill(n *node, from, to int64) error {
+	z := fs.zeros()
+	for from < to {
+		k := min(to-from, int64(len(z)))
+		if err := fs.writeData(n, z[:k], from); err != nil {
+			return err
+		}
+		from += k
+	}
+	return nil
+}
+
+// maxFileSize is what the cluster heap could hold.
+func (fs *FS) maxFileSize() int64 { return int64(fs.g.clusterCount) << fs.g.clusterShift }
+
+func (fs *FS) clustersFor(size int64) uint32 {
+	return uint32((size + int64(fs.g.clusterSize) - 1) >> fs.g.clusterShift)
+}
+
+// writeAtNode writes p at off, growing the file as needed. Bytes between
+// the valid data length and off are zeroed on disk first (a file written
+// by another system may have a valid length below its size).
+func (fs *FS) writeAtNode(n *node, p []byte, off int64) error {
+	end := off + int64(len(p))
+	if end > fs.maxFileSize() || end < off {
+		return fmt.Errorf("%w: writing to %d, the volume holds %d bytes", ErrFileTooLarge, end, fs.maxFileSize())
+	}
+	e := n.ent
+	if err := fs.grow(n, fs.clustersFor(end)); err != nil {
+		return err
+	}
+	if valid := int64(e.valid); off > valid {
+		if err := fs.zeroFill(n, valid, off); err != nil {
+			return err
+		}
+	}
+	if err := fs.writeData(n, p, off); err != nil {
+		return err
+	}
+	if uint64(end) > e.size {
+		e.size = uint64(end)
+	}
+	if uint64(end) > e.valid {
+		e.valid = uint64(end)
+	}
+	e.setModified(fs.now(), fs.loc)
+	e.attr |= AttrArchive
+	fs.markDirty(n)
+	return nil
+}
+
+// truncate sets n's size.
+func (fs *FS) truncate(n *node, size int64) error {
+	if size < 0 {
+		return errInvalid
+	}
+	if size > fs.maxFileSize() {
+		return fmt.Errorf("%w: truncating to %d, the volume holds %d bytes", ErrFileTooLarge, size, fs.maxFileSize())
+	}
+	e := n.ent
+	old := int64(e.size)
+	switch {
+	case size == old:
+		return nil
+	case size > old:
+		if err := fs.grow(n, fs.clustersFor(size)); err != nil {
+			return err
+		}
+		if err := fs.zeroFill(n, int64(e.valid), size); err != nil {
+			return err
+		}
+		e.size, e.valid = uint64(size), uint64(size)
+	case size == 0:
+		// Keep the committed clusters until the entry stops pointing at
+		// them: a crash before the next commit leaves the old content.
+		if n.ch.n > 0 {
+			if n.old.n == 0 && n.diskClusters > 0 {
+				keep := n.ch.clone()
+				keep.truncate(n.diskClusters)
+				n.old = keep
+				rest := n.ch.clone()
+				fs.releaseTail(rest, n.diskClusters)
+			} else {
+				fs.releaseTail(n.ch.clone(), 0) // never referenced from disk
+			}
+		}
+		n.ch, n.links, n.diskClusters = chain{}, nil, 0
+		e.start, e.size, e.valid = 0, 0, 0
+		e.flags = 0
+	default:
+		// Shrink: the entry with the smaller size goes to disk first, then
+		// the clusters are freed, so a crash in between leaves only
+		// clusters in use that no file needs.
+		e.size = uint64(size)
+		e.valid = min(e.valid, e.size)
+		e.setModified(fs.now(), fs.loc)
+		fs.markDirty(n)
+		if err := fs.commit(n); err != nil {
+			return err
+		}
+		keep := fs.clustersFor(size)
+		if keep < n.ch.n {
+			if !e.noFatChain() {
+				last, _ := n.ch.at(keep - 1)
+				fs.fat.set(last, eocCluster)
+				if err := fs.flushFAT(); err != nil {
+					return err
+				}
+			}
+			fs.releaseTail(n.ch.clone(), keep)
+			n.ch.truncate(keep)
+			n.diskClusters = min(n.diskClusters, keep)
+		}
+		return fs.flushBitmap()
+	}
+	e.setModified(fs.now(), fs.loc)
+	e.attr |= AttrArchive
+	fs.markDirty(n)
+	return nil
+}
+
+// releaseTail frees the clusters of ch from index keep on.
+func (fs *FS) releaseTail(ch chain, keep uint32) {
+	for _, r := range ch.runs {
+		if r.pos+r.count <= keep {
+			continue
+		}
+		skip := uint32(0)
+		if r.pos < keep {
+			skip = keep - r.pos
+		}
+		fs.bm.setRange(r.first+skip, r.count-skip, false)
+	}
+}
