@@ -2,7 +2,6 @@ package filesystem_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,156 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf16"
 
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/internal/fstree"
 )
-
-// ntfs3g mounts img with ntfs-3g (in the foreground, so that unmounting
-// waits for it to finish writing) and returns the mount point and the
-// function that unmounts it. It skips when FUSE cannot be used here.
-func ntfs3g(t testing.TB, img string, opts string) (string, func()) {
-	t.Helper()
-	needTool(t, "ntfs-3g", "mkntfs")
-	if os.Geteuid() != 0 {
-		t.Skip("ntfs-3g needs root to mount an image file here (CI runs as root)")
-	}
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		t.Skip("no /dev/fuse: ntfs-3g cannot mount")
-	}
-	mnt := filepath.Join(t.TempDir(), "mnt")
-	os.Mkdir(mnt, 0o755)
-	var log bytes.Buffer
-	cmd := exec.Command("ntfs-3g", "-o", "no_detach,"+opts, img, mnt)
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	for i := 0; ; i++ {
-		if isMountPoint(mnt) {
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("ntfs-3g exited: %v\n%s", err, log.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if i > 200 {
-			cmd.Process.Kill()
-			t.Fatalf("ntfs-3g did not mount in 10 s\n%s", log.String())
-		}
-	}
-	unmounted := false
-	unmount := func() {
-		if unmounted {
-			return
-		}
-		unmounted = true
-		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
-			cmd.Process.Kill()
-			<-done
-			t.Fatalf("umount: %v\n%s", err, out)
-		}
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Fatal("ntfs-3g did not exit after umount")
-		}
-	}
-	t.Cleanup(unmount)
-	return mnt, unmount
-}
-
-func isMountPoint(dir string) bool {
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return false
-	}
-	return bytes.Contains(b, []byte(" "+dir+" "))
-}
-
-// reparseLink builds an NTFS reparse buffer: a symbolic link (relative
-// or not) or, with junction, a mount point.
-func reparseLink(subst, print string, relative, junction bool) []byte {
-	enc := func(s string) []byte {
-		u := utf16.Encode([]rune(s))
-		b := make([]byte, 2*len(u))
-		for i, c := range u {
-			binary.LittleEndian.PutUint16(b[2*i:], c)
-		}
-		return b
-	}
-	s, p := enc(subst), enc(print)
-	var body bytes.Buffer
-	le := binary.LittleEndian
-	binary.Write(&body, le, uint16(0))
-	binary.Write(&body, le, uint16(len(s)))
-	binary.Write(&body, le, uint16(len(s)+2))
-	binary.Write(&body, le, uint16(len(p)))
-	if !junction {
-		flags := uint32(0)
-		if relative {
-			flags = 1
-		}
-		binary.Write(&body, le, flags)
-	}
-	body.Write(s)
-	body.Write([]byte{0, 0})
-	body.Write(p)
-	body.Write([]byte{0, 0})
-	tag := uint32(0xA000000C)
-	if junction {
-		tag = 0xA0000003
-	}
-	var out bytes.Buffer
-	binary.Write(&out, le, tag)
-	binary.Write(&out, le, uint16(body.Len()))
-	binary.Write(&out, le, uint16(0))
-	out.Write(body.Bytes())
-	return out.Bytes()
-}
-
-// makeNTFS formats img with mkntfs, copies the tree src into it through
-// an ntfs-3g mount (compress/ marked for compression first, so its files
-// are stored LZNT1-compressed), adds Windows-style reparse-point links
-// when reparse is set, and unmounts. It returns the Windows attributes
-// ntfs-3g reported for a few files, for the caller to check that the
-// image has what the test needs.
-func makeNTFS(t *testing.T, img, src string, size int64, extra []string, reparse bool) map[string]uint32 {
-	t.Helper()
-	needTool(t, "mkntfs")
-	f, err := os.Create(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Truncate(size)
-	f.Close()
-	run(t, "mkntfs", append([]string{"-F", "-Q", "-q", "-L", "Données"}, append(extra, img)...)...)
-	mnt, unmount := ntfs3g(t, img, "compression")
-	if err := os.Mkdir(filepath.Join(mnt, "compress"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	setAttrib(t, filepath.Join(mnt, "compress"), 0x800)
-	run(t, "cp", "-a", "--sparse=always", src+"/.", mnt+"/")
-	if reparse {
-		os.WriteFile(filepath.Join(mnt, "win-link"), nil, 0o644)
-		setReparse(t, filepath.Join(mnt, "win-link"), reparseLink(`a\b\c\deep.txt`, `a\b\c\deep.txt`, true, false))
-		os.WriteFile(filepath.Join(mnt, "win-abs-link"), nil, 0o644)
-		setReparse(t, filepath.Join(mnt, "win-abs-link"), reparseLink(`\??\C:\Windows\notepad.exe`, `C:\Windows\notepad.exe`, false, false))
-		os.Mkdir(filepath.Join(mnt, "junction"), 0o755)
-		setReparse(t, filepath.Join(mnt, "junction"), reparseLink(`\??\C:\Users\Public`, `C:\Users\Public`, false, true))
-	}
-	attrs := map[string]uint32{}
-	for _, p := range []string{"compress/text.txt", "sparse.bin", "small.txt"} {
-		attrs[p] = getAttrib(t, filepath.Join(mnt, p))
-	}
-	unmount()
-	return attrs
-}
 
 // TestNTFSFromNtfs3g checks the reader on volumes ntfs-3g filled: every
 // file's name, size, time (100 ns), sha256, the symbolic links (ntfs-3g
@@ -183,7 +36,7 @@ func TestNTFSFromNtfs3g(t *testing.T) {
 			os.Mkdir(src, 0o755)
 			fstree.Build(t, src, c.spec)
 			img := filepath.Join(dir, "ntfs.img")
-			attrs := makeNTFS(t, img, src, 96<<20, c.extra, true)
+			attrs := fstree.MakeNTFS(t, img, src, 96<<20, c.extra, true)
 			if c.name != "64k-clusters-4k-sectors" && attrs["compress/text.txt"]&0x800 == 0 {
 				t.Fatalf("ntfs-3g did not compress compress/text.txt (attributes %#x)", attrs["compress/text.txt"])
 			}

@@ -25,6 +25,16 @@ import (
 	"github.com/cryptvol/cryptvol/filesystem"
 )
 
+// T is what the helpers need of a test: testing.TB has it, and so can
+// an adapter for a testscript command.
+type T interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+	Cleanup(func())
+	TempDir() string
+}
+
 // Spec says what Build puts in the tree.
 type Spec struct {
 	// ManyFiles is the size of the directory "many" (thousands make ext4
@@ -44,17 +54,17 @@ type Spec struct {
 var LongName = strings.Repeat("n", 251) + ".txt"
 
 // Build creates the tree in dir (which must exist) and returns it.
-func Build(t testing.TB, dir string, s Spec) {
+func Build(t T, dir string, s Spec) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(17))
 	random := func(n int) []byte { b := make([]byte, n); rng.Read(b); return b }
 	write := func(name string, data []byte) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v", err)
 		}
 		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v", err)
 		}
 	}
 	write("empty.txt", nil)
@@ -75,20 +85,20 @@ func Build(t testing.TB, dir string, s Spec) {
 	// sparse.bin: data, a hole, data, a long hole, a data tail.
 	sp, err := os.Create(filepath.Join(dir, "sparse.bin"))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	for _, at := range []int64{0, 1 << 20, s.SparseTail} {
 		if _, err := sp.WriteAt(random(5000), at); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v", err)
 		}
 	}
 	if err := sp.Close(); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	if s.Links {
 		link := func(target, name string) {
 			if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%v", err)
 			}
 		}
 		link("small.txt", "link-fast")
@@ -98,7 +108,7 @@ func Build(t testing.TB, dir string, s Spec) {
 		link("/a/b/c/deep.txt", "link-abs")
 		link("../../small.txt", "a/b/link-up")
 		if err := os.Link(filepath.Join(dir, "medium.bin"), filepath.Join(dir, "a", "hard-link.bin")); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v", err)
 		}
 	}
 	// Modification times with nanoseconds, before 1970 and far ahead.
@@ -145,7 +155,7 @@ func Check(t testing.TB, fsys filesystem.FS, src string, o Options) {
 		lp := filepath.Join(src, filepath.FromSlash(rel))
 		ents, err := os.ReadDir(lp)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v", err)
 		}
 		want := map[string]bool{}
 		for _, e := range ents {
@@ -193,7 +203,7 @@ func ignored(p string, list []string) bool {
 func checkEntry(t testing.TB, fsys filesystem.FS, dir, full string, e fs.DirEntry, o Options, inodes map[uint64]uint64) {
 	lfi, err := os.Lstat(filepath.Join(dir, e.Name()))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	fi, err := fsys.Lstat("/" + full)
 	if err != nil {
@@ -240,7 +250,7 @@ func checkEntry(t testing.TB, fsys filesystem.FS, dir, full string, e fs.DirEntr
 	}
 	want, err := hashFile(filepath.Join(dir, e.Name()))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	f, err := fsys.Open("/" + full)
 	if err != nil {
@@ -264,7 +274,7 @@ func checkTime(t testing.TB, full string, got, want time.Time, o Options) {
 		res = time.Nanosecond
 	}
 	// Filesystems truncate to their resolution (toward the past).
-	w := want.Add(-time.Duration(((want.UnixNano()%int64(res))+int64(res))%int64(res)))
+	w := want.Add(-time.Duration(((want.UnixNano() % int64(res)) + int64(res)) % int64(res)))
 	if !got.Equal(w) {
 		t.Errorf("%s: mtime %v, source %v (resolution %v)", full, got.UTC(), want.UTC(), res)
 	}
