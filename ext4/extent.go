@@ -23,7 +23,8 @@ func (f *FS) blockMap(in *inode) ([]run, error) {
 	var runs []run
 	var err error
 	if in.flags&flagExtents != 0 {
-		err = f.walkExtents(in, in.block[:], maxTreeDepth, &runs)
+		budget := f.blocksCount // index blocks a tree may visit: fewer than exist
+		err = f.walkExtents(in, in.block[:], maxTreeDepth, &runs, &budget)
 	} else {
 		err = f.walkBlockMap(in, nblocks, &runs)
 	}
@@ -53,7 +54,7 @@ func (f *FS) blockMap(in *inode) ([]run, error) {
 }
 
 // walkExtents collects the leaves of the extent tree node in b.
-func (f *FS) walkExtents(in *inode, b []byte, depthLeft int, runs *[]run) error {
+func (f *FS) walkExtents(in *inode, b []byte, depthLeft int, runs *[]run, budget *uint64) error {
 	le := binary.LittleEndian
 	if len(b) < 12 || le.Uint16(b) != 0xF30A {
 		return fmt.Errorf("%w: inode %d: bad extent header", ErrCorrupt, in.ino)
@@ -75,10 +76,17 @@ func (f *FS) walkExtents(in *inode, b []byte, depthLeft int, runs *[]run) error 
 			}
 			phys := uint64(le.Uint16(e[6:]))<<32 | uint64(le.Uint32(e[8:]))
 			if length > 0 {
+				if uint64(len(*runs)) >= f.blocksCount {
+					return fmt.Errorf("%w: inode %d: more extents than blocks", ErrCorrupt, in.ino)
+				}
 				*runs = append(*runs, run{logical: logical, phys: phys, length: length, unwritten: unwritten})
 			}
 			continue
 		}
+		if *budget == 0 {
+			return fmt.Errorf("%w: inode %d: extent tree larger than the filesystem", ErrCorrupt, in.ino)
+		}
+		*budget--
 		child := uint64(le.Uint32(e[4:])) | uint64(le.Uint16(e[8:]))<<32
 		blk, err := f.cachedBlock(child)
 		if err != nil {
@@ -87,7 +95,7 @@ func (f *FS) walkExtents(in *inode, b []byte, depthLeft int, runs *[]run) error 
 		if got := int(le.Uint16(blk[6:])); got != depth-1 {
 			return fmt.Errorf("%w: inode %d: extent block %d at depth %d, want %d", ErrCorrupt, in.ino, child, got, depth-1)
 		}
-		if err := f.walkExtents(in, blk, depth, runs); err != nil {
+		if err := f.walkExtents(in, blk, depth, runs, budget); err != nil {
 			return err
 		}
 	}
@@ -100,10 +108,12 @@ func (f *FS) walkExtents(in *inode, b []byte, depthLeft int, runs *[]run) error 
 func (f *FS) walkBlockMap(in *inode, nblocks uint64, runs *[]run) error {
 	le := binary.LittleEndian
 	per := uint64(f.blockSize / 4)
+	mapped := uint64(0) // blocks mapped: a file cannot have more than exist
 	add := func(logical, phys uint64) {
 		if phys == 0 {
 			return
 		}
+		mapped++
 		if k := len(*runs); k > 0 {
 			r := &(*runs)[k-1]
 			if r.logical+r.length == logical && r.phys+r.length == phys {
@@ -117,6 +127,9 @@ func (f *FS) walkBlockMap(in *inode, nblocks uint64, runs *[]run) error {
 	walk = func(blk uint64, level int, logical uint64) error {
 		if blk == 0 || logical >= nblocks {
 			return nil
+		}
+		if mapped++; mapped > f.blocksCount {
+			return fmt.Errorf("%w: inode %d maps more blocks than the filesystem has", ErrCorrupt, in.ino)
 		}
 		b, err := f.cachedBlock(blk)
 		if err != nil {
@@ -134,6 +147,9 @@ func (f *FS) walkBlockMap(in *inode, nblocks uint64, runs *[]run) error {
 			p := uint64(le.Uint32(b[4*i:]))
 			if level == 1 {
 				add(l, p)
+				if mapped > f.blocksCount {
+					return fmt.Errorf("%w: inode %d maps more blocks than the filesystem has", ErrCorrupt, in.ino)
+				}
 			} else if err := walk(p, level-1, l); err != nil {
 				return err
 			}

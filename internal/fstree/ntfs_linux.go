@@ -154,7 +154,9 @@ func MakeNTFS(t T, img, src string, size int64, extra []string, reparse bool) ma
 	}
 	attrs := map[string]uint32{}
 	for _, p := range []string{"compress/text.txt", "sparse.bin", "small.txt"} {
-		attrs[p] = getAttrib(t, filepath.Join(mnt, p))
+		if _, err := os.Stat(filepath.Join(mnt, p)); err == nil {
+			attrs[p] = getAttrib(t, filepath.Join(mnt, p))
+		}
 	}
 	unmount()
 	return attrs
