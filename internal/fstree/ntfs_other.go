@@ -2,8 +2,6 @@
 
 package fstree
 
-import "testing"
-
 // MakeNTFS needs ntfs-3g's FUSE mount and its extended attributes, which
 // this test helper drives on Linux only.
 func MakeNTFS(t T, img, src string, size int64, extra []string, reparse bool) map[string]uint32 {
