@@ -23,7 +23,7 @@ NTFS) to DEST (default: its name in the current directory), or to standard
 output with -. A directory needs -r and is copied with everything in it,
 symbolic links as links. Existing local files are kept unless --force; each
 file is written to a temporary name and renamed when complete, with its
-modification time.
+modification time; a tree is flushed to disk once, when all is copied.
 
 Example:
   cryptvol get secret.hc /notes.txt - --password-file pw.txt
@@ -69,12 +69,17 @@ func runGet(ctx context.Context, a *app, args []string) error {
 		if !*recursive {
 			return usageError(fmt.Errorf("%s is a directory (use -r)", src))
 		}
-		return getTree(ctx, a, fsys, src, dest, *force)
+		var written []string
+		err := getTree(ctx, a, fsys, src, dest, *force, &written)
+		if serr := syncFiles(dest, written); err == nil {
+			err = serr
+		}
+		return err
 	}
 	if fi, err := os.Stat(dest); err == nil && fi.IsDir() {
 		dest = filepath.Join(dest, path.Base(src))
 	}
-	return getFile(fsys, src, dest, st, *force)
+	return getFile(fsys, src, dest, st, *force, nil)
 }
 
 func copyOut(fsys filesystem.FS, src string, w io.Writer) error {
@@ -87,13 +92,18 @@ func copyOut(fsys filesystem.FS, src string, w io.Writer) error {
 	return fsError(err)
 }
 
-func getFile(fsys filesystem.FS, src, dest string, st fs.FileInfo, force bool) error {
+// getFile copies one file. With written non-nil, the file is not synced
+// but its name is added there, for syncFiles at the end of a tree.
+func getFile(fsys filesystem.FS, src, dest string, st fs.FileInfo, force bool, written *[]string) error {
 	if _, err := os.Lstat(dest); err == nil && !force {
 		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to overwrite)", dest))
 	}
-	err := writeAtomically(dest, func(w io.Writer) error { return copyOut(fsys, src, w) })
+	err := writeAtomic(dest, func(w io.Writer) error { return copyOut(fsys, src, w) }, written == nil)
 	if err != nil {
 		return err
+	}
+	if written != nil {
+		*written = append(*written, dest)
 	}
 	return os.Chtimes(dest, st.ModTime(), st.ModTime())
 }
@@ -119,7 +129,7 @@ func getLink(fsys filesystem.FS, src, dest string, force bool) error {
 // getTree copies the directory src to dest: files with their modification
 // times, links as links; devices, fifos and sockets are skipped with a
 // warning.
-func getTree(ctx context.Context, a *app, fsys filesystem.FS, src, dest string, force bool) error {
+func getTree(ctx context.Context, a *app, fsys filesystem.FS, src, dest string, force bool, written *[]string) error {
 	if err := os.MkdirAll(dest, 0o755); err != nil {
 		return err
 	}
@@ -135,7 +145,7 @@ func getTree(ctx context.Context, a *app, fsys filesystem.FS, src, dest string, 
 		d := filepath.Join(dest, localName(e.Name()))
 		switch t := e.Type(); {
 		case t.IsDir():
-			if err := getTree(ctx, a, fsys, s, d, force); err != nil {
+			if err := getTree(ctx, a, fsys, s, d, force, written); err != nil {
 				return err
 			}
 			continue
@@ -152,7 +162,7 @@ func getTree(ctx context.Context, a *app, fsys filesystem.FS, src, dest string, 
 		if err != nil {
 			return fsError(err)
 		}
-		if err := getFile(fsys, s, d, fi, force); err != nil {
+		if err := getFile(fsys, s, d, fi, force, written); err != nil {
 			return err
 		}
 	}
