@@ -77,11 +77,11 @@ func (f *fatFS) Statfs() Statfs {
 func (f *fatFS) Close() error { return classify(f.f.Close(), fatErrors) }
 
 func (f *fatFS) Create(name string) (WritableFile, error) {
-	file, err := f.f.Create(name)
+	ff, err := f.f.Create(name)
 	if err != nil {
 		return nil, classify(err, fatErrors)
 	}
-	return file, nil
+	return &fatWritable{file{ff, fatErrors}, ff}, nil
 }
 
 func (f *fatFS) Mkdir(name string) error  { return classify(f.f.Mkdir(name), fatErrors) }
@@ -101,3 +101,22 @@ func (f *fatFS) Check(repair bool) (CheckReport, error) {
 	}
 	return r, nil
 }
+
+// fatWritable adds this package's sentinels to a fat.File's write errors.
+type fatWritable struct {
+	file
+	w *fat.File
+}
+
+func (f *fatWritable) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	return n, classify(err, fatErrors)
+}
+
+func (f *fatWritable) WriteAt(p []byte, off int64) (int, error) {
+	n, err := f.w.WriteAt(p, off)
+	return n, classify(err, fatErrors)
+}
+
+func (f *fatWritable) Truncate(size int64) error { return classify(f.w.Truncate(size), fatErrors) }
+func (f *fatWritable) Sync() error               { return classify(f.w.Sync(), fatErrors) }
