@@ -92,6 +92,13 @@ func stderrIsTerminal() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
 // writeAtomically writes a new file through a temporary file in the same
 // directory, renamed over path only when fill succeeds and is synced.
 func writeAtomically(path string, fill func(w io.Writer) error) error {
+	return writeAtomic(path, fill, true)
+}
+
+// writeAtomic is writeAtomically; without sync the data is not flushed
+// before the rename (get -r syncs the whole tree once at the end instead:
+// one fsync per small file would cost more than the copy itself).
+func writeAtomic(path string, fill func(w io.Writer) error, sync bool) error {
 	dir := "."
 	for i := len(path) - 1; i >= 0; i-- {
 		if os.IsPathSeparator(path[i]) {
@@ -114,8 +121,10 @@ func writeAtomically(path string, fill func(w io.Writer) error) error {
 	if err := fill(tmp); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strings"
 )
 
 func init() {
@@ -14,8 +15,10 @@ func init() {
 		summary: "list files inside a volume (no root, no mount)",
 		usage: `Usage: cryptvol ls VOLUME [PATH] [-l] [credentials]
 
-Lists the directory PATH (default /) of the FAT filesystem inside VOLUME.
-With -l, each line shows type, size, modification time and name.
+Lists the directory PATH (default /) of the filesystem inside VOLUME (FAT,
+ext2/3/4 or NTFS). With -l, each line shows type (d directory, l symbolic
+link, - file), size, modification time (local) and name, and where a link
+points.
 
 Example:
   cryptvol ls secret.hc /photos -l --password-file pw.txt
@@ -49,22 +52,26 @@ func runLs(ctx context.Context, a *app, args []string) error {
 	if fl.NArg() == 2 {
 		dir = fl.Arg(1)
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), false)
+	fsys, done, err := openFS(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
 		return err
 	}
 	defer done()
-	st, err := ffs.Stat(dir)
-	if err != nil {
-		return fatError(err)
-	}
 	var ents []fs.DirEntry
-	if st.IsDir() {
-		if ents, err = ffs.ReadDir(dir); err != nil {
-			return fatError(err)
+	st, err := fsys.Stat(dir)
+	isDir := err == nil && st.IsDir()
+	switch {
+	case isDir:
+		if ents, err = fsys.ReadDir(dir); err != nil {
+			return fsError(err)
 		}
-	} else {
-		ents = []fs.DirEntry{st}
+	default:
+		// A file, or a link (listed itself, even when it dangles).
+		lst, lerr := fsys.Lstat(dir)
+		if lerr != nil {
+			return fsError(lerr)
+		}
+		ents = []fs.DirEntry{fs.FileInfoToDirEntry(lst)}
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	for _, e := range ents {
@@ -78,15 +85,42 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		}
 		fi, err := e.Info()
 		if err != nil {
-			return fatError(err)
+			return fsError(err)
 		}
-		kind := "-"
-		if fi.IsDir() {
-			kind = "d"
+		name := e.Name()
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			p := dir
+			if isDir {
+				p = path.Join(volPath(dir), e.Name())
+			}
+			target, err := fsys.Readlink(p)
+			if err != nil {
+				target = "?"
+			}
+			name += " -> " + target
 		}
-		fmt.Fprintf(a.stdout, "%s %12d %s %s\n", kind, fi.Size(), fi.ModTime().Format("2006-01-02 15:04:05"), e.Name())
+		fmt.Fprintf(a.stdout, "%s %12d %s %s\n", kindChar(fi.Mode()), fi.Size(), fi.ModTime().Local().Format("2006-01-02 15:04:05"), name)
 	}
 	return nil
+}
+
+// kindChar is ls's type letter for a mode.
+func kindChar(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "d"
+	case m&fs.ModeSymlink != 0:
+		return "l"
+	case m&fs.ModeNamedPipe != 0:
+		return "p"
+	case m&fs.ModeSocket != 0:
+		return "s"
+	case m&fs.ModeCharDevice != 0:
+		return "c"
+	case m&fs.ModeDevice != 0:
+		return "b"
+	}
+	return "-"
 }
 
 func runDf(ctx context.Context, a *app, args []string) error {
@@ -99,21 +133,32 @@ func runDf(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fl, 1, 1); err != nil {
 		return err
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), false)
+	fsys, done, err := openFS(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
 		return err
 	}
 	defer done()
-	s := ffs.Statfs()
+	s := fsys.Statfs()
 	used := s.TotalBytes - s.FreeBytes
-	fmt.Fprintf(a.stdout, "Filesystem  %s, label %q, serial %s, %d-byte clusters\n", ffs.Type(), ffs.Label(), serialString(ffs.Serial()), ffs.ClusterSize())
+	name, idKind, unit := fsys.Type(), "serial", "clusters"
+	if v := fsys.Version(); v != "" {
+		name = v
+	}
+	if strings.HasPrefix(name, "ext") {
+		idKind, unit = "UUID", "blocks"
+	}
+	fmt.Fprintf(a.stdout, "Filesystem  %s, label %q, %s %s, %d-byte %s\n", name, fsys.Label(), idKind, fsys.ID(), s.BlockSize, unit)
 	fmt.Fprintf(a.stdout, "Size        %d bytes (%s)\n", s.TotalBytes, humanSize(s.TotalBytes))
 	fmt.Fprintf(a.stdout, "Used        %d bytes (%s)\n", used, humanSize(used))
 	fmt.Fprintf(a.stdout, "Free        %d bytes (%s)\n", s.FreeBytes, humanSize(s.FreeBytes))
+	if s.AvailBytes != s.FreeBytes {
+		fmt.Fprintf(a.stdout, "Available   %d bytes (%s; the rest is reserved for root)\n", s.AvailBytes, humanSize(s.AvailBytes))
+	}
+	if s.Files != 0 {
+		fmt.Fprintf(a.stdout, "Inodes      %d (%d free)\n", s.Files, s.FreeFiles)
+	}
 	return nil
 }
-
-func serialString(s uint32) string { return fmt.Sprintf("%04X-%04X", s>>16, s&0xFFFF) }
 
 // volPath cleans a path inside the volume.
 func volPath(p string) string { return path.Clean("/" + p) }

@@ -35,7 +35,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TCRYPT", tc)
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: withFSImageCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// exitcode N CMD ARGS...: see cmdExitcode.
 			"exitcode": cmdExitcode,
 			// checkratios CMP A B...: see cmdCheckRatios.
@@ -47,10 +47,13 @@ func TestScripts(t *testing.T) {
 				}
 				ts.Setenv(args[1], testdata.Unpack(t, args[0]))
 			},
-		},
+		}),
 		Condition: func(cond string) (bool, error) {
 			if ok, known := toolCondition(cond); known {
 				return ok, nil
+			}
+			if cond == "root" { // [root]: running as root (ntfs-3g mounts images)
+				return os.Geteuid() == 0, nil
 			}
 			return false, nil
 		},
@@ -89,4 +92,12 @@ func toolCondition(cond string) (ok, known bool) {
 	}
 	_, err := exec.LookPath(name)
 	return err == nil, true
+}
+
+// withFSImageCmds adds fsImageCmds to cmds.
+func withFSImageCmds(cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	for k, v := range fsImageCmds {
+		cmds[k] = v
+	}
+	return cmds
 }

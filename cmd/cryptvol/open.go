@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/fsprobe"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -25,5 +26,13 @@ func probeFilesystem(v *volume.Volume) *volume.Filesystem {
 	if err != nil {
 		return nil
 	}
-	return &volume.Filesystem{Type: r.Type, Version: r.Version, Label: r.Label, Serial: r.Serial, UUID: r.UUID}
+	fs := &volume.Filesystem{Type: r.Type, Version: r.Version, Label: r.Label, Serial: r.Serial, UUID: r.UUID}
+	if fs.Label == "" {
+		// NTFS keeps its label in a file ($Volume), not in the first sectors.
+		if fsys, err := filesystem.OpenAs(r.Type, v, v.Size(), filesystem.Options{}); err == nil {
+			fs.Label = fsys.Label()
+			fsys.Close()
+		}
+	}
+	return fs
 }

@@ -1,0 +1,190 @@
+package filesystem
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/cryptvol/cryptvol/internal/fspath"
+)
+
+// FS is an open filesystem, read side.
+type FS interface {
+	// Type is the filesystem's name as blkid spells it: "vfat", "exfat",
+	// "ntfs", "ext2", "ext3" or "ext4".
+	Type() string
+	// Version refines Type where it has variants ("FAT12", "FAT16",
+	// "FAT32"), else "".
+	Version() string
+	// Label is the volume label ("" when none).
+	Label() string
+	// ID is the serial number or UUID as blkid prints it: "DEAD-BABE" for
+	// FAT and exFAT, 16 hex digits for NTFS, a UUID for ext2/3/4.
+	ID() string
+
+	Stat(name string) (fs.FileInfo, error)
+	Lstat(name string) (fs.FileInfo, error)
+	ReadDir(name string) ([]fs.DirEntry, error)
+	Open(name string) (File, error)
+	Readlink(name string) (string, error)
+	Statfs() Statfs
+	// Close releases the filesystem (and flushes a Writer); the device is
+	// the caller's to close.
+	Close() error
+}
+
+// File is an open file or directory.
+type File interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+	io.Closer
+	Stat() (fs.FileInfo, error)
+}
+
+// Statfs is the size and use of a filesystem.
+type Statfs struct {
+	// BlockSize is the allocation unit: FAT/exFAT/NTFS cluster, ext block.
+	BlockSize int
+	// TotalBytes is the space for files and metadata; FreeBytes what is
+	// unallocated; AvailBytes what an ordinary user can still fill (less
+	// than FreeBytes on ext4, which reserves blocks for root).
+	TotalBytes, FreeBytes, AvailBytes int64
+	// Files and FreeFiles count inodes where the filesystem has a fixed
+	// number of them (ext2/3/4); both are 0 otherwise.
+	Files, FreeFiles uint64
+}
+
+// InodeInfo is implemented by the FileInfo.Sys() values of filesystems
+// that have inode numbers (ext2/3/4 inodes, NTFS MFT records).
+type InodeInfo interface {
+	Inode() uint64
+	Nlink() uint64
+}
+
+// Writer is an FS that can change. Create makes or truncates a regular
+// file; Remove deletes a file or an empty directory; Rename replaces an
+// existing file at newpath.
+type Writer interface {
+	FS
+	Create(name string) (WritableFile, error)
+	Mkdir(name string) error
+	Remove(name string) error
+	Rename(oldpath, newpath string) error
+	Chtimes(name string, atime, mtime time.Time) error
+	Sync() error
+}
+
+// WritableFile is a File opened by Writer.Create.
+type WritableFile interface {
+	File
+	io.Writer
+	io.WriterAt
+	Truncate(size int64) error
+	Sync() error
+}
+
+// Checker is an FS that can check (and with repair, mend) itself.
+type Checker interface {
+	Check(repair bool) (CheckReport, error)
+}
+
+// CheckReport is what a check found.
+type CheckReport interface {
+	// Clean reports whether nothing at all was found.
+	Clean() bool
+	// Errors reports findings that can lose or damage data (as opposed to
+	// wasted space or stale counters).
+	Errors() bool
+	// String lists the findings, one a line.
+	String() string
+}
+
+// Sentinel errors (see the package documentation).
+var (
+	// ErrUnknown means no known filesystem signature was found.
+	ErrUnknown = errors.New("no filesystem recognised")
+	// ErrUnsupported means the filesystem (or a feature of it) is
+	// recognised but cannot be read here.
+	ErrUnsupported = errors.New("unsupported filesystem feature")
+	// ErrCorrupt means the filesystem's structures are inconsistent.
+	ErrCorrupt = errors.New("corrupt filesystem")
+	// ErrReadOnly means the filesystem cannot be written (read-only
+	// implementation, or opened read-only).
+	ErrReadOnly = errors.New("read-only filesystem")
+	// ErrNoSpace means the filesystem is full.
+	ErrNoSpace = errors.New("no space left on the filesystem")
+	// ErrNotDir means a path component or a directory operation names
+	// something that is not a directory.
+	ErrNotDir = fspath.ErrNotDir
+	// ErrIsDir means a file operation names a directory.
+	ErrIsDir = fspath.ErrIsDir
+)
+
+// classified keeps an implementation's error (its message, its chain)
+// and adds this package's sentinel to the chain.
+type classified struct {
+	err  error
+	kind error
+}
+
+func (e *classified) Error() string   { return e.err.Error() }
+func (e *classified) Unwrap() []error { return []error{e.err, e.kind} }
+
+// classify adds to err the first sentinel of ours whose implementation
+// counterpart (the keys of table) is in err's chain.
+func classify(err error, table []errorPair) error {
+	if err == nil {
+		return nil
+	}
+	for _, p := range table {
+		if errors.Is(err, p.theirs) {
+			if errors.Is(err, p.ours) {
+				return err
+			}
+			return &classified{err: err, kind: p.ours}
+		}
+	}
+	return err
+}
+
+type errorPair struct{ theirs, ours error }
+
+// file adds this package's sentinels to the errors of an
+// implementation's file.
+type file struct {
+	f     File
+	table []errorPair
+}
+
+func (f *file) Read(p []byte) (int, error) {
+	n, err := f.f.Read(p)
+	return n, classifyIO(err, f.table)
+}
+
+func (f *file) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.f.ReadAt(p, off)
+	return n, classifyIO(err, f.table)
+}
+
+func (f *file) Seek(off int64, whence int) (int64, error) {
+	n, err := f.f.Seek(off, whence)
+	return n, classify(err, f.table)
+}
+
+func (f *file) Stat() (fs.FileInfo, error) {
+	fi, err := f.f.Stat()
+	return fi, classify(err, f.table)
+}
+
+func (f *file) Close() error { return classify(f.f.Close(), f.table) }
+
+// classifyIO is classify that leaves io.EOF as it is (callers compare it
+// with ==).
+func classifyIO(err error, table []errorPair) error {
+	if err == io.EOF {
+		return err
+	}
+	return classify(err, table)
+}

@@ -1,0 +1,67 @@
+package filesystem
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cryptvol/cryptvol/ext4"
+	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/fsprobe"
+	"github.com/cryptvol/cryptvol/ntfs"
+)
+
+// Options tune Open.
+type Options struct {
+	// Writable asks for a Writer where the implementation can write and
+	// dev is an io.WriterAt; otherwise the filesystem is opened read-only.
+	Writable bool
+	// FAT passes options to the FAT implementation (time zone, clock);
+	// its ReadOnly is set from Writable.
+	FAT fat.Options
+}
+
+// Open recognises the filesystem on the first size bytes of dev and opens
+// it with its implementation. Errors wrap ErrUnknown (no filesystem
+// recognised), ErrUnsupported (recognised, but not readable here: the
+// error names it), or what the implementation's Open returned (ErrCorrupt
+// and the like).
+func Open(dev io.ReaderAt, size int64, opts Options) (FS, error) {
+	r, err := fsprobe.Probe(dev)
+	if err != nil {
+		if errors.Is(err, fsprobe.ErrUnknown) {
+			return nil, ErrUnknown
+		}
+		return nil, err
+	}
+	return OpenAs(r.Type, dev, size, opts)
+}
+
+// OpenAs opens dev as the filesystem typ (a Type name) without probing.
+func OpenAs(typ string, dev io.ReaderAt, size int64, opts Options) (FS, error) {
+	switch typ {
+	case "vfat":
+		o := opts.FAT
+		o.ReadOnly = !opts.Writable
+		f, err := fat.OpenWithOptions(dev, size, o)
+		if err != nil {
+			return nil, classify(err, fatErrors)
+		}
+		return &fatFS{f}, nil
+	case "ext2", "ext3", "ext4":
+		f, err := ext4.Open(dev, size)
+		if err != nil {
+			return nil, classify(err, ext4Errors)
+		}
+		return &extFS{f}, nil
+	case "ntfs":
+		f, err := ntfs.Open(dev, size)
+		if err != nil {
+			return nil, classify(err, ntfsErrors)
+		}
+		return &ntfsFS{f}, nil
+	case "exfat":
+		return nil, fmt.Errorf("%w: exFAT cannot be read yet", ErrUnsupported)
+	}
+	return nil, fmt.Errorf("%w: %q", ErrUnsupported, typ)
+}
