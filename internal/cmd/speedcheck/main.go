@@ -32,16 +32,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/rand"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -59,8 +55,26 @@ func main() {
 	floor := flag.Float64("floor", 0.5, "minimum ratio cryptvol/reference")
 	require := flag.Bool("require-tools", false, "fail instead of skipping when openssl or botan is missing")
 	full := flag.Bool("full", false, "also check two-thread scaling and PBKDF2 against cryptsetup benchmark")
+	profiled := flag.Bool("profiles", false, "measure every cipher under every x86 CPU profile (features masked) against openssl and botan, and print the table")
+	only := flag.String("profile", "", "with -profiles: only these profiles, comma-separated (sse2, aesni, avx2, avx2vaes, full)")
+	rounds := flag.Int("rounds", 3, "with -profiles: alternating rounds; the best figure of each side counts")
+	child := flag.String(childFlag, "", "internal: measure one cipher in this process and print one line")
 	flag.Parse()
 	d := time.Duration(*seconds * float64(time.Second))
+	if *child != "" {
+		childMeasure(*child, d)
+		return
+	}
+	if *profiled {
+		var list []string
+		if *only != "" {
+			list = strings.Split(*only, ",")
+		}
+		if runProfiles(list, *rounds, d, max(1, int(*seconds+0.5))) {
+			os.Exit(1)
+		}
+		return
+	}
 
 	fmt.Printf("speedcheck: one thread, %d-byte buffer, XTS (cryptvol with %d-byte data units); MB = 10^6 bytes per CPU second\n",
 		bufSize, sectorSize)
@@ -180,31 +194,7 @@ var opensslLine = regexp.MustCompile(`on (\d+) size blocks: (\d+) \S+ in ([0-9.]
 
 // opensslSpeed returns openssl's AES-256-XTS bytes per CPU second.
 func opensslSpeed(decrypt bool, seconds float64) (float64, error) {
-	if _, err := exec.LookPath("openssl"); err != nil {
-		return 0, errMissing{"openssl"}
-	}
-	args := []string{"speed", "-seconds", strconv.Itoa(max(1, int(seconds+0.5))), "-bytes", strconv.Itoa(bufSize)}
-	if decrypt {
-		args = append(args, "-decrypt")
-	}
-	args = append(args, "-evp", "aes-256-xts")
-	var stderr bytes.Buffer
-	cmd := exec.Command("openssl", args...)
-	cmd.Stdout, cmd.Stderr = new(bytes.Buffer), &stderr
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("openssl %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	m := opensslLine.FindStringSubmatch(stderr.String())
-	if m == nil {
-		return 0, fmt.Errorf("no count line in openssl output: %q", stderr.String())
-	}
-	size, _ := strconv.ParseFloat(m[1], 64)
-	count, _ := strconv.ParseFloat(m[2], 64)
-	secs, _ := strconv.ParseFloat(m[3], 64)
-	if secs <= 0 {
-		return 0, fmt.Errorf("openssl reported %gs", secs)
-	}
-	return size * count / secs, nil
+	return opensslRun("aes-256-xts", "", decrypt, max(1, int(seconds+0.5)), nil)
 }
 
 // botanLine is one of botan speed's result lines, e.g.
@@ -214,32 +204,5 @@ var botanLine = regexp.MustCompile(`(?:encrypt|decrypt) buffer size \d+ bytes: .
 // botanSpeed returns the bytes botan's XTS(name) benchmark processed in
 // both directions divided by the botan process's CPU time.
 func botanSpeed(name string, seconds float64) (float64, error) {
-	if _, err := exec.LookPath("botan"); err != nil {
-		return 0, errMissing{"botan"}
-	}
-	args := []string{"speed", fmt.Sprintf("--msec=%d", int(seconds*1000)), fmt.Sprintf("--buf-size=%d", bufSize), "XTS(" + name + ")"}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command("botan", args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("botan %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	var mib float64
-	lines := 0
-	sc := bufio.NewScanner(&stdout)
-	for sc.Scan() {
-		if m := botanLine.FindStringSubmatch(sc.Text()); m != nil {
-			v, _ := strconv.ParseFloat(m[1], 64)
-			mib += v
-			lines++
-		}
-	}
-	if lines != 2 {
-		return 0, fmt.Errorf("found %d encrypt/decrypt lines in botan output, want 2: %q", lines, stdout.String())
-	}
-	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
-	if cpu <= 0 {
-		return 0, fmt.Errorf("no CPU time for the botan process")
-	}
-	return mib * (1 << 20) / cpu, nil
+	return botanRun("XTS("+name+")", time.Duration(seconds*float64(time.Second)), "")
 }
