@@ -21,6 +21,15 @@ func encryptXTSAESNI(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorB
 //go:noescape
 func decryptXTSAESNI(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorBlocks int)
 
+// encryptXTS8AESNI and decryptXTS8AESNI run n runs of 8 blocks, per runs
+// per sector: the kernel for sectors of a multiple of 128 bytes.
+//
+//go:noescape
+func encryptXTS8AESNI(nr int, rk *byte, dst, src, tweaks *byte, n, per int)
+
+//go:noescape
+func decryptXTS8AESNI(nr int, rk *byte, dst, src, tweaks *byte, n, per int)
+
 // encryptCBCAESNI encrypts nblocks blocks in CBC mode chaining from the 16
 // bytes at iv, and leaves the last ciphertext block there.
 //
@@ -96,6 +105,10 @@ func (c *Cipher) encryptXTS(dst, src, tweaks []byte, sectorSize int) {
 	case implVAES:
 		encryptXTSVAES(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
 	case implAESNI:
+		if sectorSize%128 == 0 {
+			encryptXTS8AESNI(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(src)/128, sectorSize/128)
+			return
+		}
 		encryptXTSAESNI(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
 	default:
 		xtsGeneric(c, dst, src, tweaks, sectorSize, false)
@@ -107,6 +120,10 @@ func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
 	case implVAES:
 		decryptXTSVAES(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
 	case implAESNI:
+		if sectorSize%128 == 0 {
+			decryptXTS8AESNI(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(src)/128, sectorSize/128)
+			return
+		}
 		decryptXTSAESNI(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
 	default:
 		xtsGeneric(c, dst, src, tweaks, sectorSize, true)

@@ -11,6 +11,11 @@
 //     x^16 and x^32 steps);
 //   - "aes-ni": amd64 with AES-NI: 8 blocks in flight in xmm registers,
 //     legacy SSE encoding so Atom/Goldmont-class CPUs without AVX run it;
+//     for sectors of a multiple of 128 bytes the XTS tweaks are generated
+//     with general-purpose instructions one run ahead, between the rounds,
+//     and stored XORed with the last round key so that AESENCLAST applies
+//     key and tweak at once: the vector units run the rounds and two XORs
+//     per block;
 //   - "armv8-ce": arm64 with the ARMv8 cryptography extension (AESE/AESMC,
 //     AESD/AESIMC): 8 blocks in flight, round keys held in V16-V30;
 //   - "generic-bitsliced": portable, constant-time Go with no lookup tables

@@ -76,6 +76,7 @@ func genAMD64(g *gen) {
 	for _, dec := range []bool{false, true} {
 		aesniECB(g, dec)
 		aesniXTS(g, dec)
+		aesniXTS8(g, dec)
 		vaesECB(g, dec)
 		vaesXTS(g, dec)
 	}
@@ -288,6 +289,161 @@ func aesniXTS(g *gen, dec bool) {
 	}
 	g.l("done:")
 	g.l("PXOR X8, X8 // round keys passed through X8")
+	g.l("RET")
+	g.l("")
+}
+
+// aesniXTS8 emits the XTS kernel for sectors that are a whole number of
+// 8-block runs (every sector size volumes use), with all the tweak work
+// moved off the vector units:
+//
+//   - the tweaks are generated with general-purpose instructions (shift
+//     the 128-bit pair left, fold the carry in as 0x87), one run ahead,
+//     spread between the AES rounds of the current run, into the other
+//     half of a double buffer on the stack; at the end of a sector the
+//     generator moves on to the next sector's initial tweak, so the runs
+//     of consecutive sectors overlap too;
+//   - each tweak is stored already XORed with the last round key, u =
+//     T ^ k_nr, so that AESENCLAST with u as its key applies the last
+//     round key and the output tweak in one instruction, and the input
+//     whitening is src ^ u ^ (k_0 ^ k_nr), one XOR with the stored u and
+//     one with a register constant.
+//
+// The vector units then run nothing but the AES rounds and two XORs per
+// block. Decryption is the same with the decryption keys (AESDECLAST
+// takes the key the same way). The stack buffer holds key-derived values
+// and is wiped before returning.
+func aesniXTS8(g *gen, dec bool) {
+	name, round, last := opNames(dec, "")
+	g.l("// func %sXTS8AESNI(nr int, rk *byte, dst, src, tweaks *byte, n, per int)", name)
+	g.l("//")
+	g.l("// n runs of 8 blocks, per runs per sector, tweaks[16s:16s+16] the")
+	g.l("// initial tweak of sector s. X0-X7: blocks. X8: round-key scratch.")
+	g.l("// X9: k_0 ^ k_nr. X10-X15: round keys 1-6. CX and R13: the aligned")
+	g.l("// current and next tweak buffers (u = T ^ k_nr). R10:R11: the tweak")
+	g.l("// being generated, DX: runs left in its sector, R14: runs left to")
+	g.l("// generate.")
+	g.l("TEXT ·%sXTS8AESNI(SB), NOSPLIT, $272-56", name)
+	g.l("MOVQ nr+0(FP), CX")
+	g.l("MOVQ rk+8(FP), AX")
+	g.l("MOVQ dst+16(FP), DI")
+	g.l("MOVQ src+24(FP), SI")
+	g.l("MOVQ tweaks+32(FP), BX")
+	g.l("MOVQ n+40(FP), R8")
+	g.l("MOVQ per+48(FP), R9")
+	g.l("TESTQ R8, R8")
+	g.l("JZ   ret")
+	g.l("MOVQ CX, R12")
+	g.l("LEAQ 15(SP), CX")
+	g.l("ANDQ $-16, CX")
+	g.l("LEAQ 128(CX), R13")
+	g.l("MOVQ R8, R14")
+	g.l("MOVQ R9, DX")
+	g.l("MOVQ (BX), R10")
+	g.l("MOVQ 8(BX), R11")
+	g.l("ADDQ $16, BX")
+	g.l("CMPQ R12, $12")
+	g.l("JB   r10")
+	g.l("JEQ  r12")
+	g.l("JMP  r14")
+	for _, nr := range keySizes {
+		p := fmt.Sprintf("x8r%d", nr)
+		kl := 16 * nr // offset of the last round key
+		// step k stores u = T ^ k_nr as block k of buffer R13 and doubles T.
+		step := func(k int) {
+			g.l("MOVQ R10, R12")
+			g.l("XORQ %d(AX), R12", kl)
+			g.l("MOVQ R12, %d(R13)", 16*k)
+			g.l("MOVQ R11, R12")
+			g.l("XORQ %d(AX), R12", kl+8)
+			g.l("MOVQ R12, %d(R13)", 16*k+8)
+			g.l("MOVQ R11, R12")
+			g.l("SARQ $63, R12")
+			g.l("ANDQ $0x87, R12")
+			g.l("ADDQ R10, R10")
+			g.l("ADCQ R11, R11")
+			g.l("XORQ R12, R10")
+		}
+		// advance ends the generation of one run: count it down in its
+		// sector and, at the sector's end, load the next sector's tweak
+		// unless no run is left to generate.
+		label := 0
+		advance := func() {
+			label++
+			skip := fmt.Sprintf("%s_same%d", p, label)
+			g.l("DECQ R14")
+			g.l("JZ   %s", skip)
+			g.l("DECQ DX")
+			g.l("JNZ  %s", skip)
+			g.l("MOVQ R9, DX")
+			g.l("MOVQ (BX), R10")
+			g.l("MOVQ 8(BX), R11")
+			g.l("ADDQ $16, BX")
+			g.l("%s:", skip)
+		}
+		g.l("r%d:", nr)
+		for r := 1; r <= 6; r++ {
+			g.l("MOVOU %d(AX), X%d", 16*r, 9+r)
+		}
+		g.l("MOVOU (AX), X9")
+		g.l("MOVOU %d(AX), X8", kl)
+		g.l("PXOR X8, X9")
+		for k := 0; k < 8; k++ {
+			step(k)
+		}
+		advance()
+		g.l("XCHGQ CX, R13")
+		g.l("%s_loop:", p)
+		for i := 0; i < 8; i++ {
+			g.l("MOVOU %d(SI), X%d", 16*i, i)
+			g.l("PXOR %d(CX), X%d", 16*i, i)
+			g.l("PXOR X9, X%d", i)
+		}
+		// Steps for the next run go after rounds 1..8 (every key size has
+		// at least 9 middle rounds).
+		for r := 1; r < nr; r++ {
+			key := fmt.Sprintf("X%d", 9+r)
+			if r > 6 {
+				g.l("MOVOU %d(AX), X8", 16*r)
+				key = "X8"
+			}
+			for i := 0; i < 8; i++ {
+				g.l("%s %s, X%d", round, key, i)
+			}
+			if r <= 8 {
+				g.l("TESTQ R14, R14")
+				g.l("JZ   %s_nostep%d", p, r)
+				step(r - 1)
+				g.l("%s_nostep%d:", p, r)
+			}
+		}
+		for i := 0; i < 8; i++ {
+			g.l("%s %d(CX), X%d", last, 16*i, i)
+			g.l("MOVOU X%d, %d(DI)", i, 16*i)
+		}
+		g.l("TESTQ R14, R14")
+		g.l("JZ   %s_last", p)
+		advance()
+		g.l("%s_last:", p)
+		g.l("XCHGQ CX, R13")
+		g.l("ADDQ $128, SI")
+		g.l("ADDQ $128, DI")
+		g.l("DECQ R8")
+		g.l("JNZ  %s_loop", p)
+		g.l("JMP  wipe")
+	}
+	g.l("wipe:")
+	g.l("// The tweak buffers hold T ^ k_nr: no key-derived value stays behind.")
+	g.l("PXOR X8, X8")
+	g.l("LEAQ 15(SP), CX")
+	g.l("ANDQ $-16, CX")
+	for i := 0; i < 16; i++ {
+		g.l("MOVO X8, %d(CX)", 16*i)
+	}
+	for i := 9; i <= 15; i++ {
+		g.l("PXOR X%d, X%d", i, i)
+	}
+	g.l("ret:")
 	g.l("RET")
 	g.l("")
 }
