@@ -61,7 +61,7 @@ func TestXTSAgainstXCrypto(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	// 512 and 4096 are the sizes volumes use; the others reach every tail of
 	// the 32/16/8/4-block loops inside one sector.
-	sizes := []int{512, 4096, 16, 48, 64, 80, 112, 128, 240, 272, 496, 528, 1008}
+	sizes := []int{512, 4096, 16, 48, 64, 80, 112, 128, 240, 256, 272, 496, 528, 768, 1008}
 	forEachImpl(t, func(t *testing.T, impl implementation) {
 		for _, ks := range []int{16, 24, 32} {
 			for _, size := range sizes {

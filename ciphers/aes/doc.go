@@ -9,6 +9,13 @@
 //     32 blocks in flight in eight zmm registers, the XTS tweaks for all 32
 //     derived in registers (per-lane shifts, then VPCLMULQDQ for x^4, x^8,
 //     x^16 and x^32 steps);
+//   - "vaes-avx2": amd64 with VAES, VPCLMULQDQ and AVX2 but not AVX-512
+//     (Zen 3, Alder Lake): 16 blocks in flight in eight ymm registers (VEX
+//     encodings only), the next run's tweaks derived during the current
+//     run's rounds (times x^16 by a byte shift and a carry-less multiply,
+//     or afresh at a sector boundary); the CPUID bits are read directly,
+//     as golang.org/x/sys/cpu reports VAES only with AVX-512, and
+//     GODEBUG=cpu.avx512vaes=off masks them like x/sys/cpu does;
 //   - "aes-ni": amd64 with AES-NI: 8 blocks in flight in xmm registers,
 //     legacy SSE encoding so Atom/Goldmont-class CPUs without AVX run it;
 //     for sectors of a multiple of 128 bytes the XTS tweaks are generated
