@@ -19,6 +19,7 @@ type Cipher struct {
 	dec    roundKeys            // equivalent-inverse-cipher keys (AESDEC / AESD)
 	bsEnc  [maxRounds + 1]state // bitsliced keys for the generic path
 	bsDec  [maxRounds + 1]state
+	arch   archKeys // key forms of architecture-specific paths
 }
 
 // KeySizeError reports a key length AES does not accept.
@@ -45,6 +46,7 @@ func newWithImpl(key []byte, impl implementation) (*Cipher, error) {
 	if impl == implGeneric {
 		bitsliceKeys(&c.enc, c.rounds, &c.bsEnc, &c.bsDec)
 	}
+	c.setupArchKeys()
 	return c, nil
 }
 
@@ -54,6 +56,7 @@ func (c *Cipher) Zero() {
 	c.dec = roundKeys{}
 	c.bsEnc = [maxRounds + 1]state{}
 	c.bsDec = [maxRounds + 1]state{}
+	c.arch = archKeys{}
 }
 
 // BlockSize returns 16.
@@ -84,12 +87,14 @@ func (c *Cipher) EncryptCBC(dst, src, iv []byte) {
 	}
 }
 
-// encryptCBCGeneric chains block by block through encryptBlocks.
+// encryptCBCGeneric chains block by block through the portable path (also
+// for the SSE2 path, whose eight-block passes would waste seven blocks of
+// work on every step of the serial chain).
 func encryptCBCGeneric(c *Cipher, dst, src, iv []byte) {
 	for i := 0; i < len(src); i += BlockSize {
 		d := dst[i : i+BlockSize]
 		subtle.XORBytes(d, src[i:i+BlockSize], iv)
-		c.encryptBlocks(d, d)
+		encryptBlocksGeneric(c, d, d)
 		copy(iv, d)
 	}
 }

@@ -4,7 +4,7 @@ package aes
 
 import "golang.org/x/sys/cpu"
 
-//go:generate go run asmgen/gen.go
+//go:generate go run asmgen/gen.go asmgen/bitslice.go
 
 // Kernels in aes_amd64.s. rk points at 16*(nr+1) bytes of round keys;
 // nblocks, nsectors and sectorBlocks may be zero.
@@ -89,7 +89,8 @@ func supportedImpls() []implementation {
 	if hasAESNI {
 		out = append(out, implAESNI)
 	}
-	return append(out, implGeneric)
+	// SSE2 is part of amd64: CPUs without AES-NI run the bitsliced kernel.
+	return append(out, implSSE2, implGeneric)
 }
 
 func (c *Cipher) encryptBlocks(dst, src []byte) {
@@ -100,13 +101,15 @@ func (c *Cipher) encryptBlocks(dst, src []byte) {
 		encryptBlocksVAES2(c.rounds, &c.enc[0], &dst[0], &src[0], len(src)/16)
 	case implAESNI:
 		encryptBlocksAESNI(c.rounds, &c.enc[0], &dst[0], &src[0], len(src)/16)
+	case implSSE2:
+		c.sse2Blocks(dst, src, false)
 	default:
 		encryptBlocksGeneric(c, dst, src)
 	}
 }
 
 func (c *Cipher) encryptCBC(dst, src, iv []byte) {
-	if c.impl == implGeneric {
+	if c.impl == implGeneric || c.impl == implSSE2 {
 		encryptCBCGeneric(c, dst, src, iv)
 		return
 	}
@@ -122,6 +125,8 @@ func (c *Cipher) decryptBlocks(dst, src []byte) {
 		decryptBlocksVAES2(c.rounds, &c.dec[0], &dst[0], &src[0], len(src)/16)
 	case implAESNI:
 		decryptBlocksAESNI(c.rounds, &c.dec[0], &dst[0], &src[0], len(src)/16)
+	case implSSE2:
+		c.sse2Blocks(dst, src, true)
 	default:
 		decryptBlocksGeneric(c, dst, src)
 	}
@@ -143,6 +148,8 @@ func (c *Cipher) encryptXTS(dst, src, tweaks []byte, sectorSize int) {
 			return
 		}
 		encryptXTSAESNI(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+	case implSSE2:
+		c.sse2XTS(dst, src, tweaks, sectorSize, false)
 	default:
 		xtsGeneric(c, dst, src, tweaks, sectorSize, false)
 	}
@@ -164,6 +171,8 @@ func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
 			return
 		}
 		decryptXTSAESNI(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+	case implSSE2:
+		c.sse2XTS(dst, src, tweaks, sectorSize, true)
 	default:
 		xtsGeneric(c, dst, src, tweaks, sectorSize, true)
 	}

@@ -104,3 +104,30 @@ func TestGodebugOff(t *testing.T) {
 		}
 	}
 }
+
+// TestSSE2KernelsUseOnlySSE2: the bitsliced kernels serve CPUs without
+// AES-NI, down to SSE2-only ones (AMD K10): every vector instruction must
+// be an SSE2 one (no SSSE3 PSHUFB, no VEX).
+func TestSSE2KernelsUseOnlySSE2(t *testing.T) {
+	lines := kernelLines(t, regexp.MustCompile(`SSE2\(SB\)`))
+	sse2 := map[string]bool{
+		"MOVO": true, "MOVOU": true, "PXOR": true, "PAND": true, "POR": true, "PANDN": true,
+		"PSHUFD": true, "PSHUFLW": true, "PSHUFHW": true, "PSRLL": true, "PSLLL": true,
+		"PSRLQ": true, "PSLLQ": true, "PSRLO": true, "PSLLO": true,
+	}
+	xmm := regexp.MustCompile(`\bX[0-9]+\b`)
+	checked := 0
+	for _, l := range lines {
+		ins := strings.SplitN(l, ": ", 2)[1]
+		if !xmm.MatchString(ins) {
+			continue
+		}
+		checked++
+		if op := strings.Fields(ins)[0]; !sse2[op] {
+			t.Errorf("SSE2 kernel line %s", l)
+		}
+	}
+	if checked < 5000 {
+		t.Fatalf("only %d vector instructions in the SSE2 kernels", checked)
+	}
+}

@@ -10,6 +10,7 @@ const (
 	implVAES
 	implARMv8
 	implVAES2
+	implSSE2
 )
 
 func (i implementation) String() string {
@@ -22,6 +23,8 @@ func (i implementation) String() string {
 		return "armv8-ce"
 	case implVAES2:
 		return "vaes-avx2"
+	case implSSE2:
+		return "sse2-bitsliced"
 	}
 	return "generic-bitsliced"
 }
@@ -30,5 +33,5 @@ func (i implementation) String() string {
 var defaultImpl = bestImpl()
 
 // Implementation names the code path New uses on this CPU: "vaes-avx512",
-// "vaes-avx2", "aes-ni", "armv8-ce" or "generic-bitsliced".
+// "vaes-avx2", "aes-ni", "armv8-ce", "sse2-bitsliced" or "generic-bitsliced".
 func Implementation() string { return defaultImpl.String() }

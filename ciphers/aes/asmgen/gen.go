@@ -95,6 +95,8 @@ func genAMD64(g *gen) {
 		vaesXTS(g, dec)
 	}
 	aesniCBCEncrypt(g)
+	sse2Bitsliced(g, false)
+	sse2Bitsliced(g, true)
 }
 
 // aesniCBCEncrypt emits CBC encryption, one block after another as the
