@@ -953,15 +953,16 @@ func (a *ra) exitTo(e irexit, n int) {
 				break
 			}
 		}
-		for t := range loc {
-			old := fmt.Sprintf("X%d", t)
-			a.g.l("MOVO %s, X%d", old, tmp)
-			for k, s := range loc {
-				if s == old {
-					loc[k] = fmt.Sprintf("X%d", tmp)
-				}
+		t := 0
+		for loc[t] == "" {
+			t++
+		}
+		old := fmt.Sprintf("X%d", t)
+		a.g.l("MOVO %s, X%d", old, tmp)
+		for k, s := range loc {
+			if s == old {
+				loc[k] = fmt.Sprintf("X%d", tmp)
 			}
-			break
 		}
 	}
 	a.g.l("JMP  %s", e.label)
