@@ -59,7 +59,16 @@ func main() {
 	only := flag.String("profile", "", "with -profiles: only these profiles, comma-separated (sse2, aesni, avx2, avx2vaes, full)")
 	rounds := flag.Int("rounds", 3, "with -profiles: alternating rounds; the best figure of each side counts")
 	child := flag.String(childFlag, "", "internal: measure one cipher in this process and print one line")
+	godebug := flag.String("godebug", "", "print the GODEBUG value of a profile (sse2, aesni, avx2, avx2vaes, full) and exit")
 	flag.Parse()
+	if *godebug != "" {
+		p, ok := profileByName(*godebug)
+		if !ok {
+			fatal(fmt.Errorf("unknown profile %q (want %s)", *godebug, strings.Join(profileNames(), ", ")))
+		}
+		fmt.Println(p.godebug)
+		return
+	}
 	d := time.Duration(*seconds * float64(time.Second))
 	if *child != "" {
 		childMeasure(*child, d)

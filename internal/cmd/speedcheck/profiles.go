@@ -77,6 +77,23 @@ var profiles = []cpuProfile{
 	{name: "full", desc: "everything this CPU has"},
 }
 
+func profileByName(name string) (cpuProfile, bool) {
+	for _, p := range profiles {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return cpuProfile{}, false
+}
+
+func profileNames() []string {
+	var out []string
+	for _, p := range profiles {
+		out = append(out, p.name)
+	}
+	return out
+}
+
 // A peer is one reference measurement for a cipher.
 type peer struct {
 	tool string // "openssl", "botan"
