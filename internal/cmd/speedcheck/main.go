@@ -58,6 +58,7 @@ func main() {
 	profiled := flag.Bool("profiles", false, "measure every cipher under every x86 CPU profile (features masked) against openssl and botan, and print the table")
 	only := flag.String("profile", "", "with -profiles: only these profiles, comma-separated (sse2, aesni, avx2, avx2vaes, full)")
 	rounds := flag.Int("rounds", 3, "with -profiles: alternating rounds; the best figure of each side counts")
+	onlyCiphers := flag.String("ciphers", "", "with -profiles: only these ciphers, comma-separated (AES, Serpent, Twofish, Camellia, Kuznyechik)")
 	child := flag.String(childFlag, "", "internal: measure one cipher in this process and print one line")
 	godebug := flag.String("godebug", "", "print the GODEBUG value of a profile (sse2, aesni, avx2, avx2vaes, full) and exit")
 	flag.Parse()
@@ -79,7 +80,11 @@ func main() {
 		if *only != "" {
 			list = strings.Split(*only, ",")
 		}
-		if runProfiles(list, *rounds, d, max(1, int(*seconds+0.5))) {
+		var cs []string
+		if *onlyCiphers != "" {
+			cs = strings.Split(*onlyCiphers, ",")
+		}
+		if runProfiles(list, cs, *rounds, d, max(1, int(*seconds+0.5))) {
 			os.Exit(1)
 		}
 		return

@@ -134,7 +134,7 @@ type cell struct {
 // rounds times, alternating cryptvol and its peers in each round, keeps
 // the best figure of each side and prints the table. It reports whether a
 // goal was missed.
-func runProfiles(only []string, rounds int, d time.Duration, opensslSeconds int) (failed bool) {
+func runProfiles(only, onlyCiphers []string, rounds int, d time.Duration, opensslSeconds int) (failed bool) {
 	self, err := os.Executable()
 	if err != nil {
 		fatal(err)
@@ -148,10 +148,19 @@ func runProfiles(only []string, rounds int, d time.Duration, opensslSeconds int)
 	if len(profs) == 0 {
 		fatal(fmt.Errorf("no profile matches %q", only))
 	}
+	var table []tableCipher
+	for _, tc := range tableCiphers {
+		if len(onlyCiphers) == 0 || contains(onlyCiphers, tc.name) {
+			table = append(table, tc)
+		}
+	}
+	if len(table) == 0 {
+		fatal(fmt.Errorf("no cipher matches %q", onlyCiphers))
+	}
 	best := map[[2]string]*cell{}
 	for r := 0; r < rounds; r++ {
 		for _, p := range profs {
-			for _, tc := range tableCiphers {
+			for _, tc := range table {
 				fmt.Fprintf(os.Stderr, "\rround %d/%d: %-8s %-10s", r+1, rounds, p.name, tc.name)
 				key := [2]string{p.name, tc.name}
 				c := best[key]
@@ -185,17 +194,17 @@ func runProfiles(only []string, rounds int, d time.Duration, opensslSeconds int)
 	fmt.Printf("cryptvol XTS (512-byte data units) on %d-byte buffers, one thread, against the best peer with the same CPU features masked;\n", bufSize)
 	fmt.Printf("ratio of bytes per CPU second, encryption and decryption together, best of %d alternating rounds\n\n", rounds)
 	fmt.Printf("| %-46s |", "CPU profile")
-	for _, tc := range tableCiphers {
+	for _, tc := range table {
 		fmt.Printf(" %-10s |", tc.name)
 	}
 	fmt.Printf("\n|%s|", strings.Repeat("-", 48))
-	for range tableCiphers {
+	for range table {
 		fmt.Printf("%s|", strings.Repeat("-", 12))
 	}
 	fmt.Println()
 	for _, p := range profs {
 		fmt.Printf("| %-46s |", p.desc)
-		for _, tc := range tableCiphers {
+		for _, tc := range table {
 			c := best[[2]string{p.name, tc.name}]
 			goal := goalFor(p.name, tc.name)
 			switch {
@@ -215,7 +224,7 @@ func runProfiles(only []string, rounds int, d time.Duration, opensslSeconds int)
 
 	fmt.Printf("%-9s %-11s %10s %10s  %-13s  %s\n", "profile", "cipher", "cryptvol", "peer", "peer", "cryptvol code path")
 	for _, p := range profs {
-		for _, tc := range tableCiphers {
+		for _, tc := range table {
 			c := best[[2]string{p.name, tc.name}]
 			peerMB, peerName := "-", "-"
 			if c.peer > 0 {
