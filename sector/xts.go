@@ -16,6 +16,9 @@ import (
 type xts struct {
 	k1, k2     ciphers.Block
 	fused      ciphers.XTSBlock // k1's fused kernel, or nil
+	// p64 is k1's kernel that also derives plain64 tweaks, when iv is
+	// IVPlain64 (it may still decline a k2 of another kind).
+	p64 ciphers.XTSPlain64Block
 	iv         IVGenerator
 	sectorSize int
 	perChunk   int       // sectors per scratch chunk
@@ -70,6 +73,9 @@ func NewXTSWithIV(k1, k2 ciphers.Block, iv IVGenerator, sectorSize int) (Mode, e
 		x.shift = bits.TrailingZeros(uint(sectorSize))
 	}
 	x.fused, _ = k1.(ciphers.XTSBlock)
+	if iv == IVPlain64 {
+		x.p64, _ = k1.(ciphers.XTSPlain64Block)
+	}
 	x.scratch.New = func() any {
 		s := &xtsScratch{tweaks: make([]byte, 16*x.perChunk)}
 		if x.fused == nil {
@@ -95,6 +101,17 @@ func (x *xts) crypt(dst, src []byte, first uint64, decrypt bool) {
 	}
 	if len(src) == 0 {
 		return
+	}
+	if x.p64 != nil {
+		done := false
+		if decrypt {
+			done = x.p64.DecryptXTSPlain64(dst, src, x.k2, first, x.sectorSize)
+		} else {
+			done = x.p64.EncryptXTSPlain64(dst, src, x.k2, first, x.sectorSize)
+		}
+		if done {
+			return
+		}
 	}
 	s := x.getScratch()
 	ss := x.sectorSize
