@@ -27,6 +27,23 @@
 // at least what `cryptsetup benchmark` prints for SHA-512, SHA-256,
 // RIPEMD-160 and Whirlpool.
 //
+// With -profiles it measures instead the table of issue 18: AES, Serpent,
+// Twofish, Camellia and Kuznyechik XTS under five x86 CPU profiles made on
+// this machine by masking features the same way for every side (sse2: SSE2
+// only, an N54L; aesni: AES-NI and SSSE3 without AVX, Westmere; avx2: AVX2
+// without AVX-512 or VAES, Haswell to Comet Lake; avx2vaes: AVX2 and VAES
+// without AVX-512, Zen 3 and Alder Lake; full). cryptvol runs in a child
+// process with GODEBUG set (golang.org/x/sys/cpu reads it at start-up),
+// OpenSSL with OPENSSL_ia32cap, botan with --clear-cpuid; each round
+// measures every cell with cryptvol and its peers one after another, and
+// the best of -rounds rounds of each side counts. It prints the ratios to
+// the best peer, the figures, the code paths taken and the masks, and
+// exits 1 if a cell misses its goal (1.0, and 1.5 for Serpent on SSE2):
+//
+//	go run ./internal/cmd/speedcheck -profiles [-profile sse2,aesni] [-ciphers AES,Serpent] [-rounds 3] [-seconds 0.5]
+//
+// -godebug NAME prints a profile's GODEBUG mask (for .ci/run).
+//
 // It exits 1 when a ratio is below the floor, 2 on a usage or tool error,
 // and reports SKIP (exit 0, unless -require-tools) for a missing tool.
 package main
