@@ -62,10 +62,12 @@ import (
 	"github.com/cryptvol/cryptvol/sector"
 )
 
-const (
-	bufSize    = 4096
-	sectorSize = 512 // VeraCrypt's data unit: 8 tweaks per 4 KiB buffer
-)
+const bufSize = 4096
+
+// sectorSize is cryptvol's XTS data unit: VeraCrypt's 512 bytes (8 tweaks
+// per 4 KiB buffer) unless -unit says otherwise (4096: LUKS2's default,
+// one tweak per buffer like openssl speed).
+var sectorSize = 512
 
 func main() {
 	seconds := flag.Float64("seconds", 2, "measuring time per algorithm and direction")
@@ -77,6 +79,7 @@ func main() {
 	rounds := flag.Int("rounds", 3, "with -profiles: alternating rounds; the best figure of each side counts")
 	onlyCiphers := flag.String("ciphers", "", "with -profiles: only these ciphers, comma-separated (AES, Serpent, Twofish, Camellia, Kuznyechik)")
 	child := flag.String(childFlag, "", "internal: measure one cipher in this process and print one line")
+	flag.IntVar(&sectorSize, "unit", 512, "cryptvol's XTS data unit in bytes (512 as VeraCrypt, 4096 as LUKS2)")
 	godebug := flag.String("godebug", "", "print the GODEBUG value of a profile (sse2, aesni, avx2, avx2vaes, full) and exit")
 	flag.Parse()
 	if *godebug != "" {

@@ -191,7 +191,7 @@ func runProfiles(only, onlyCiphers []string, rounds int, d time.Duration, openss
 	}
 	fmt.Fprintf(os.Stderr, "\r%60s\r", "")
 
-	fmt.Printf("cryptvol XTS (512-byte data units) on %d-byte buffers, one thread, against the best peer with the same CPU features masked;\n", bufSize)
+	fmt.Printf("cryptvol XTS (%d-byte data units) on %d-byte buffers, one thread, against the best peer with the same CPU features masked;\n", sectorSize, bufSize)
 	fmt.Printf("ratio of bytes per CPU second, encryption and decryption together, best of %d alternating rounds\n\n", rounds)
 	fmt.Printf("| %-46s |", "CPU profile")
 	for _, tc := range table {
@@ -269,7 +269,7 @@ const childFlag = "measure-child"
 var childLine = regexp.MustCompile(`^enc=([0-9.e+]+) dec=([0-9.e+]+) path=(.*)$`)
 
 func measureChild(self string, p cpuProfile, cipher string, d time.Duration) (float64, string, error) {
-	cmd := exec.Command(self, "-"+childFlag, cipher, "-seconds", strconv.FormatFloat(d.Seconds(), 'f', -1, 64))
+	cmd := exec.Command(self, "-"+childFlag, cipher, "-seconds", strconv.FormatFloat(d.Seconds(), 'f', -1, 64), "-unit", strconv.Itoa(sectorSize))
 	cmd.Env = append(os.Environ(), "GODEBUG="+p.godebug)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
