@@ -14,11 +14,11 @@ import (
 // xts is IEEE 1619 XTS over whole sectors (no ciphertext stealing: sectors
 // are whole blocks).
 type xts struct {
-	k1, k2     ciphers.Block
-	fused      ciphers.XTSBlock // k1's fused kernel, or nil
+	k1, k2 ciphers.Block
+	fused  ciphers.XTSBlock // k1's fused kernel, or nil
 	// p64 is k1's kernel that also derives plain64 tweaks, when iv is
 	// IVPlain64 (it may still decline a k2 of another kind).
-	p64 ciphers.XTSPlain64Block
+	p64        ciphers.XTSPlain64Block
 	iv         IVGenerator
 	sectorSize int
 	perChunk   int       // sectors per scratch chunk
