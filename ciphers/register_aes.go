@@ -22,4 +22,4 @@ func init() {
 }
 
 // The fused XTS kernel must stay visible to the sector layer.
-var _ XTSBlock = (*aes.Cipher)(nil)
+var _ XTSPlain64Block = (*aes.Cipher)(nil)

@@ -2,7 +2,9 @@ package aes
 
 import (
 	"crypto/subtle"
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 )
 
@@ -19,6 +21,7 @@ type Cipher struct {
 	dec    roundKeys            // equivalent-inverse-cipher keys (AESDEC / AESD)
 	bsEnc  [maxRounds + 1]state // bitsliced keys for the generic path
 	bsDec  [maxRounds + 1]state
+	arch   archKeys // key forms of architecture-specific paths
 }
 
 // KeySizeError reports a key length AES does not accept.
@@ -45,6 +48,7 @@ func newWithImpl(key []byte, impl implementation) (*Cipher, error) {
 	if impl == implGeneric {
 		bitsliceKeys(&c.enc, c.rounds, &c.bsEnc, &c.bsDec)
 	}
+	c.setupArchKeys()
 	return c, nil
 }
 
@@ -54,6 +58,7 @@ func (c *Cipher) Zero() {
 	c.dec = roundKeys{}
 	c.bsEnc = [maxRounds + 1]state{}
 	c.bsDec = [maxRounds + 1]state{}
+	c.arch = archKeys{}
 }
 
 // BlockSize returns 16.
@@ -84,12 +89,14 @@ func (c *Cipher) EncryptCBC(dst, src, iv []byte) {
 	}
 }
 
-// encryptCBCGeneric chains block by block through encryptBlocks.
+// encryptCBCGeneric chains block by block through the portable path (also
+// for the SSE2 path, whose eight-block passes would waste seven blocks of
+// work on every step of the serial chain).
 func encryptCBCGeneric(c *Cipher, dst, src, iv []byte) {
 	for i := 0; i < len(src); i += BlockSize {
 		d := dst[i : i+BlockSize]
 		subtle.XORBytes(d, src[i:i+BlockSize], iv)
-		c.encryptBlocks(d, d)
+		encryptBlocksGeneric(c, d, d)
 		copy(iv, d)
 	}
 }
@@ -120,6 +127,71 @@ func (c *Cipher) DecryptXTS(dst, src, tweaks []byte, sectorSize int) {
 	if len(src) > 0 {
 		c.decryptXTS(dst[:len(src)], src, tweaks, sectorSize)
 	}
+}
+
+// EncryptXTSPlain64 is EncryptXTS with the initial tweaks derived here:
+// sector s of src (sectorSize bytes each) uses E_k2(first+s), the sector
+// number as a 16-byte little-endian value (plain64). It returns false,
+// doing nothing, if k2 is not a *Cipher. It implements
+// ciphers.XTSPlain64Block.
+func (c *Cipher) EncryptXTSPlain64(dst, src []byte, k2 any, first uint64, sectorSize int) bool {
+	return c.xtsPlain64(dst, src, k2, first, sectorSize, false)
+}
+
+// DecryptXTSPlain64 is the inverse of EncryptXTSPlain64.
+func (c *Cipher) DecryptXTSPlain64(dst, src []byte, k2 any, first uint64, sectorSize int) bool {
+	return c.xtsPlain64(dst, src, k2, first, sectorSize, true)
+}
+
+// plain64Batch is how many sectors' tweaks one pass derives: they live in
+// a stack buffer (the kernels do not retain it).
+const plain64Batch = 32
+
+func (c *Cipher) xtsPlain64(dst, src []byte, k2 any, first uint64, sectorSize int, decrypt bool) bool {
+	t, ok := k2.(*Cipher)
+	if !ok {
+		return false
+	}
+	// Sector counts by shift for the usual power-of-two sizes: a 64-bit
+	// division costs as much as the rest of this function's bookkeeping.
+	shift := -1
+	if sectorSize > 0 && sectorSize&(sectorSize-1) == 0 {
+		shift = bits.TrailingZeros(uint(sectorSize))
+	}
+	if sectorSize <= 0 || sectorSize%BlockSize != 0 ||
+		(shift >= 0 && len(src)&(sectorSize-1) != 0) || (shift < 0 && len(src)%sectorSize != 0) {
+		panic(errSectorSize)
+	}
+	if len(dst) < len(src) {
+		panic(errShortDst)
+	}
+	var tw [16 * plain64Batch]byte
+	used := 0
+	for len(src) > 0 {
+		var n int
+		if shift >= 0 {
+			n = len(src) >> shift
+		} else {
+			n = len(src) / sectorSize
+		}
+		n = min(n, plain64Batch)
+		for i := 0; i < n; i++ {
+			b := (*[16]byte)(tw[16*i:])
+			binary.LittleEndian.PutUint64(b[:8], first+uint64(i))
+			binary.LittleEndian.PutUint64(b[8:], 0)
+		}
+		tweaks, size := tw[:16*n], n*sectorSize
+		used = max(used, 16*n)
+		t.encryptBlocks(tweaks, tweaks)
+		if decrypt {
+			c.decryptXTS(dst[:size], src[:size], tweaks, sectorSize)
+		} else {
+			c.encryptXTS(dst[:size], src[:size], tweaks, sectorSize)
+		}
+		dst, src, first = dst[size:], src[size:], first+uint64(n)
+	}
+	clear(tw[:used])
+	return true
 }
 
 var (

@@ -4,7 +4,7 @@ package aes
 
 import "golang.org/x/sys/cpu"
 
-//go:generate go run asmgen/gen.go
+//go:generate go run asmgen/gen.go asmgen/bitslice.go
 
 // Kernels in aes_amd64.s. rk points at 16*(nr+1) bytes of round keys;
 // nblocks, nsectors and sectorBlocks may be zero.
@@ -21,11 +21,35 @@ func encryptXTSAESNI(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorB
 //go:noescape
 func decryptXTSAESNI(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorBlocks int)
 
+// encryptXTS8AESNI and decryptXTS8AESNI run n runs of 8 blocks, per runs
+// per sector: the kernel for sectors of a multiple of 128 bytes.
+//
+//go:noescape
+func encryptXTS8AESNI(nr int, rk *byte, dst, src, tweaks *byte, n, per int)
+
+//go:noescape
+func decryptXTS8AESNI(nr int, rk *byte, dst, src, tweaks *byte, n, per int)
+
 // encryptCBCAESNI encrypts nblocks blocks in CBC mode chaining from the 16
 // bytes at iv, and leaves the last ciphertext block there.
 //
 //go:noescape
 func encryptCBCAESNI(nr int, rk *byte, dst, src, iv *byte, nblocks int)
+
+// The VAES kernels with AVX2 (ymm, VEX): ECB, and XTS over n runs of 16
+// blocks, per runs per sector.
+//
+//go:noescape
+func encryptBlocksVAES2(nr int, rk *byte, dst, src *byte, nblocks int)
+
+//go:noescape
+func decryptBlocksVAES2(nr int, rk *byte, dst, src *byte, nblocks int)
+
+//go:noescape
+func encryptXTSVAES2(nr int, rk *byte, dst, src, tweaks *byte, n, per int)
+
+//go:noescape
+func decryptXTSVAES2(nr int, rk *byte, dst, src, tweaks *byte, n, per int)
 
 //go:noescape
 func encryptBlocksVAES(nr int, rk *byte, dst, src *byte, nblocks int)
@@ -41,6 +65,11 @@ func decryptXTSVAES(nr int, rk *byte, dst, src, tweaks *byte, nsectors, sectorBl
 
 var (
 	hasAESNI = cpu.X86.HasAES && cpu.X86.HasSSE41
+	// The 256-bit VAES kernels use VEX-encoded VAES and VPCLMULQDQ on ymm
+	// and AVX2 (variable shifts): Zen 3, Alder Lake and later, which may
+	// lack AVX-512. golang.org/x/sys/cpu reports VAES only with AVX-512,
+	// so the CPUID bits are read here (see vaesCPUID).
+	hasVAES2 = hasAESNI && cpu.X86.HasAVX2 && cpu.X86.HasPCLMULQDQ && vaesCPUID()
 	// The VAES kernels use zmm registers (AVX512F), EVEX-encoded xmm forms
 	// and byte shifts (AVX512VL, AVX512BW), VAES and VPCLMULQDQ on zmm.
 	hasVAES = hasAESNI && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL &&
@@ -54,25 +83,33 @@ func supportedImpls() []implementation {
 	if hasVAES {
 		out = append(out, implVAES)
 	}
+	if hasVAES2 {
+		out = append(out, implVAES2)
+	}
 	if hasAESNI {
 		out = append(out, implAESNI)
 	}
-	return append(out, implGeneric)
+	// SSE2 is part of amd64: CPUs without AES-NI run the bitsliced kernel.
+	return append(out, implSSE2, implGeneric)
 }
 
 func (c *Cipher) encryptBlocks(dst, src []byte) {
 	switch c.impl {
 	case implVAES:
 		encryptBlocksVAES(c.rounds, &c.enc[0], &dst[0], &src[0], len(src)/16)
+	case implVAES2:
+		encryptBlocksVAES2(c.rounds, &c.enc[0], &dst[0], &src[0], len(src)/16)
 	case implAESNI:
 		encryptBlocksAESNI(c.rounds, &c.enc[0], &dst[0], &src[0], len(src)/16)
+	case implSSE2:
+		c.sse2Blocks(dst, src, false)
 	default:
 		encryptBlocksGeneric(c, dst, src)
 	}
 }
 
 func (c *Cipher) encryptCBC(dst, src, iv []byte) {
-	if c.impl == implGeneric {
+	if c.impl == implGeneric || c.impl == implSSE2 {
 		encryptCBCGeneric(c, dst, src, iv)
 		return
 	}
@@ -84,8 +121,12 @@ func (c *Cipher) decryptBlocks(dst, src []byte) {
 	switch c.impl {
 	case implVAES:
 		decryptBlocksVAES(c.rounds, &c.dec[0], &dst[0], &src[0], len(src)/16)
+	case implVAES2:
+		decryptBlocksVAES2(c.rounds, &c.dec[0], &dst[0], &src[0], len(src)/16)
 	case implAESNI:
 		decryptBlocksAESNI(c.rounds, &c.dec[0], &dst[0], &src[0], len(src)/16)
+	case implSSE2:
+		c.sse2Blocks(dst, src, true)
 	default:
 		decryptBlocksGeneric(c, dst, src)
 	}
@@ -95,8 +136,20 @@ func (c *Cipher) encryptXTS(dst, src, tweaks []byte, sectorSize int) {
 	switch c.impl {
 	case implVAES:
 		encryptXTSVAES(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+	case implVAES2:
+		if sectorSize%256 == 0 {
+			encryptXTSVAES2(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(src)/256, sectorSize/256)
+			return
+		}
+		fallthrough
 	case implAESNI:
+		if sectorSize%128 == 0 {
+			encryptXTS8AESNI(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(src)/128, sectorSize/128)
+			return
+		}
 		encryptXTSAESNI(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+	case implSSE2:
+		c.sse2XTS(dst, src, tweaks, sectorSize, false)
 	default:
 		xtsGeneric(c, dst, src, tweaks, sectorSize, false)
 	}
@@ -106,8 +159,20 @@ func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
 	switch c.impl {
 	case implVAES:
 		decryptXTSVAES(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+	case implVAES2:
+		if sectorSize%256 == 0 {
+			decryptXTSVAES2(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(src)/256, sectorSize/256)
+			return
+		}
+		fallthrough
 	case implAESNI:
+		if sectorSize%128 == 0 {
+			decryptXTS8AESNI(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(src)/128, sectorSize/128)
+			return
+		}
 		decryptXTSAESNI(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+	case implSSE2:
+		c.sse2XTS(dst, src, tweaks, sectorSize, true)
 	default:
 		xtsGeneric(c, dst, src, tweaks, sectorSize, true)
 	}

@@ -9,6 +9,8 @@ const (
 	implAESNI
 	implVAES
 	implARMv8
+	implVAES2
+	implSSE2
 )
 
 func (i implementation) String() string {
@@ -19,6 +21,10 @@ func (i implementation) String() string {
 		return "vaes-avx512"
 	case implARMv8:
 		return "armv8-ce"
+	case implVAES2:
+		return "vaes-avx2"
+	case implSSE2:
+		return "sse2-bitsliced"
 	}
 	return "generic-bitsliced"
 }
@@ -27,5 +33,5 @@ func (i implementation) String() string {
 var defaultImpl = bestImpl()
 
 // Implementation names the code path New uses on this CPU: "vaes-avx512",
-// "aes-ni", "armv8-ce" or "generic-bitsliced".
+// "vaes-avx2", "aes-ni", "armv8-ce", "sse2-bitsliced" or "generic-bitsliced".
 func Implementation() string { return defaultImpl.String() }

@@ -14,7 +14,8 @@ func bestImplementation() implementation {
 	case cpu.X86.HasAVX2:
 		return implAVX2
 	}
-	return implGeneric
+	// SSE2 is part of amd64: every CPU without AVX2 runs these kernels.
+	return implSSE2
 }
 
 // hasAVX512 reports AVX-512 Foundation (with OS support for its registers);
@@ -67,6 +68,22 @@ func group16(rk *[132]uint32, dst, src *byte, n int, decrypt bool) {
 	}
 }
 
+func group4sse(rk *[132]uint32, dst, src *byte, n int, decrypt bool) {
+	if decrypt {
+		decryptSSE2(rk, dst, src, n)
+	} else {
+		encryptSSE2(rk, dst, src, n)
+	}
+}
+
+func group8sse(rk *[132]uint32, dst, src *byte, n int, decrypt bool) {
+	if decrypt {
+		decryptSSE2x2(rk, dst, src, n)
+	} else {
+		encryptSSE2x2(rk, dst, src, n)
+	}
+}
+
 func generic(rk *[132]uint32, dst, src []byte, decrypt bool) {
 	if decrypt {
 		decryptGeneric(rk, dst, src)
@@ -81,8 +98,12 @@ func generic(rk *[132]uint32, dst, src []byte, decrypt bool) {
 // of 2-7 blocks goes through a zero-padded 8-block stack buffer, since one
 // AVX2 group is still cheaper than several blocks of the portable code.
 func run(c *Cipher, dst, src []byte, decrypt bool) {
-	if impl == implGeneric {
+	switch impl {
+	case implGeneric:
 		generic(&c.rk, dst, src, decrypt)
+		return
+	case implSSE2:
+		runSSE2(c, dst, src, decrypt)
 		return
 	}
 	if impl == implAVX512 {
@@ -119,9 +140,34 @@ func run(c *Cipher, dst, src []byte, decrypt bool) {
 	}
 }
 
+// runSSE2 is run for the SSE2 kernels: groups of 8 blocks (two register
+// sets interleaved), then 4, and a tail of 2-3 blocks through a
+// zero-padded 4-block buffer.
+func runSSE2(c *Cipher, dst, src []byte, decrypt bool) {
+	if n := len(src) / 128; n > 0 {
+		group8sse(&c.rk, &dst[0], &src[0], n, decrypt)
+		dst, src = dst[128*n:], src[128*n:]
+	}
+	if len(src) >= 64 {
+		group4sse(&c.rk, &dst[0], &src[0], 1, decrypt)
+		dst, src = dst[64:], src[64:]
+	}
+	switch {
+	case len(src) == 0:
+	case len(src) == BlockSize:
+		generic(&c.rk, dst, src, decrypt)
+	default:
+		var buf [64]byte
+		copy(buf[:], src)
+		group4sse(&c.rk, &buf[0], &buf[0], 1, decrypt)
+		copy(dst, buf[:len(src)])
+		clear(buf[:])
+	}
+}
+
 // available lists the paths this CPU can run, for tests and benchmarks.
 func available() []implementation {
-	out := []implementation{implGeneric}
+	out := []implementation{implGeneric, implSSE2}
 	if cpu.X86.HasAVX2 {
 		out = append(out, implAVX2)
 	}
@@ -133,14 +179,26 @@ func available() []implementation {
 
 // xtsFused runs XTS through the fused kernels, which mask the blocks with
 // their tweaks inside the vector loop. It handles sector sizes that are a
-// multiple of the kernel's run (256 bytes with AVX2, 512 or 1024 with
-// AVX-512) and reports false otherwise, leaving the work to the portable
+// multiple of the kernel's run (128 bytes with SSE2, 256 with AVX2, 512 or
+// 1024 with AVX-512) and reports false otherwise, leaving the work to the portable
 // composition.
 func xtsFused(c *Cipher, dst, src, tweaks []byte, sectorSize int, decrypt bool) bool {
 	if len(src) == 0 {
 		return true
 	}
 	switch impl {
+	case implSSE2:
+		if sectorSize%128 != 0 {
+			return false
+		}
+		per := sectorSize / 128
+		n := len(src) / 128
+		if decrypt {
+			xtsDecryptSSE2x2(&c.rk, &dst[0], &src[0], n, &tweaks[0], per)
+		} else {
+			xtsEncryptSSE2x2(&c.rk, &dst[0], &src[0], n, &tweaks[0], per)
+		}
+		return true
 	case implAVX512:
 		if sectorSize%1024 == 0 {
 			per := sectorSize / 1024

@@ -8,8 +8,9 @@ const (
 	implAVX2
 	implAVX512
 	implNEON
+	implSSE2
 )
 
 func (i implementation) name() string {
-	return [...]string{"generic", "avx2", "avx512", "neon"}[i]
+	return [...]string{"generic", "avx2", "avx512", "neon", "sse2"}[i]
 }

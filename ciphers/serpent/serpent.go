@@ -6,7 +6,8 @@
 // order of the AES submission's reference vectors).
 //
 // The cipher works on many blocks per call. The blocks are processed 16 per
-// register with AVX-512 and 8 with AVX2 on amd64, 4 with NEON on arm64, each
+// register with AVX-512, 8 with AVX2 and 4 with SSE2 (every other amd64
+// CPU) on amd64, 4 with NEON on arm64, each
 // 32-bit vector lane holding one block and the S-boxes evaluated as boolean
 // circuits on whole registers; several registers' worth of blocks are
 // interleaved per loop. Elsewhere (and with the purego build tag) a portable
@@ -71,6 +72,6 @@ func checkLengths(dst, src []byte) {
 	}
 }
 
-// Implementation names the code path in use: "avx512", "avx2", "neon" or
-// "generic".
+// Implementation names the code path in use: "avx512", "avx2", "sse2",
+// "neon" or "generic".
 func Implementation() string { return impl.name() }

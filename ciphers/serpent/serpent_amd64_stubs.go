@@ -50,6 +50,23 @@ func xtsEncryptAVX512x2(rk *[132]uint32, dst *byte, src *byte, n int, tweaks *by
 //go:noescape
 func xtsEncryptAVX512x4(rk *[132]uint32, dst *byte, src *byte, n int, tweaks *byte, per int)
 
+// encryptSSE2 encrypts n runs of 4 blocks from src to dst with SSE2.
+//
+//go:noescape
+func encryptSSE2(rk *[132]uint32, dst *byte, src *byte, n int)
+
+// encryptSSE2x2 encrypts n runs of 8 blocks from src to dst with SSE2.
+//
+//go:noescape
+func encryptSSE2x2(rk *[132]uint32, dst *byte, src *byte, n int)
+
+// xtsEncryptSSE2x2 encrypts n runs of 8 blocks in XTS mode with SSE2. Every
+// sector is per runs long and tweaks holds the 16-byte initial tweak of
+// each sector, n/per of them.
+//
+//go:noescape
+func xtsEncryptSSE2x2(rk *[132]uint32, dst *byte, src *byte, n int, tweaks *byte, per int)
+
 // decryptAVX2 decrypts n runs of 8 blocks from src to dst with round keys rk.
 //
 //go:noescape
@@ -95,3 +112,20 @@ func xtsDecryptAVX512x2(rk *[132]uint32, dst *byte, src *byte, n int, tweaks *by
 //
 //go:noescape
 func xtsDecryptAVX512x4(rk *[132]uint32, dst *byte, src *byte, n int, tweaks *byte, per int)
+
+// decryptSSE2 decrypts n runs of 4 blocks from src to dst with SSE2.
+//
+//go:noescape
+func decryptSSE2(rk *[132]uint32, dst *byte, src *byte, n int)
+
+// decryptSSE2x2 decrypts n runs of 8 blocks from src to dst with SSE2.
+//
+//go:noescape
+func decryptSSE2x2(rk *[132]uint32, dst *byte, src *byte, n int)
+
+// xtsDecryptSSE2x2 decrypts n runs of 8 blocks in XTS mode with SSE2. Every
+// sector is per runs long and tweaks holds the 16-byte initial tweak of
+// each sector, n/per of them.
+//
+//go:noescape
+func xtsDecryptSSE2x2(rk *[132]uint32, dst *byte, src *byte, n int, tweaks *byte, per int)

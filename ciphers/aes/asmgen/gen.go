@@ -72,14 +72,31 @@ func genAMD64(g *gen) {
 	}
 	g.l("GLOBL xtsLaneR<>(SB), RODATA|NOPTR, $64")
 	g.l("")
+	// The same for two lanes of a ymm register: T, T·x.
+	g.l("DATA xtsLane2L<>+0(SB)/8, $0")
+	g.l("DATA xtsLane2L<>+8(SB)/8, $0")
+	g.l("DATA xtsLane2L<>+16(SB)/8, $1")
+	g.l("DATA xtsLane2L<>+24(SB)/8, $1")
+	g.l("GLOBL xtsLane2L<>(SB), RODATA|NOPTR, $32")
+	g.l("DATA xtsLane2R<>+0(SB)/8, $64")
+	g.l("DATA xtsLane2R<>+8(SB)/8, $64")
+	g.l("DATA xtsLane2R<>+16(SB)/8, $63")
+	g.l("DATA xtsLane2R<>+24(SB)/8, $63")
+	g.l("GLOBL xtsLane2R<>(SB), RODATA|NOPTR, $32")
+	g.l("")
 
 	for _, dec := range []bool{false, true} {
 		aesniECB(g, dec)
 		aesniXTS(g, dec)
+		aesniXTS8(g, dec)
+		vaes2ECB(g, dec)
+		vaes2XTS(g, dec)
 		vaesECB(g, dec)
 		vaesXTS(g, dec)
 	}
 	aesniCBCEncrypt(g)
+	sse2Bitsliced(g, false)
+	sse2Bitsliced(g, true)
 }
 
 // aesniCBCEncrypt emits CBC encryption, one block after another as the
@@ -288,6 +305,414 @@ func aesniXTS(g *gen, dec bool) {
 	}
 	g.l("done:")
 	g.l("PXOR X8, X8 // round keys passed through X8")
+	g.l("RET")
+	g.l("")
+}
+
+// aesniXTS8 emits the XTS kernel for sectors that are a whole number of
+// 8-block runs (every sector size volumes use), with all the tweak work
+// moved off the vector units:
+//
+//   - the tweaks are generated with general-purpose instructions (shift
+//     the 128-bit pair left, fold the carry in as 0x87), one run ahead,
+//     spread between the AES rounds of the current run, into the other
+//     half of a double buffer on the stack; at the end of a sector the
+//     generator moves on to the next sector's initial tweak, so the runs
+//     of consecutive sectors overlap too;
+//   - each tweak is stored already XORed with the last round key, u =
+//     T ^ k_nr, so that AESENCLAST with u as its key applies the last
+//     round key and the output tweak in one instruction, and the input
+//     whitening is src ^ u ^ (k_0 ^ k_nr), one XOR with the stored u and
+//     one with a register constant.
+//
+// The vector units then run nothing but the AES rounds and two XORs per
+// block. Decryption is the same with the decryption keys (AESDECLAST
+// takes the key the same way). The stack buffer holds key-derived values
+// and is wiped before returning.
+func aesniXTS8(g *gen, dec bool) {
+	name, round, last := opNames(dec, "")
+	g.l("// func %sXTS8AESNI(nr int, rk *byte, dst, src, tweaks *byte, n, per int)", name)
+	g.l("//")
+	g.l("// n runs of 8 blocks, per runs per sector, tweaks[16s:16s+16] the")
+	g.l("// initial tweak of sector s. X0-X7: blocks. X8: round-key scratch.")
+	g.l("// X9: k_0 ^ k_nr. X10-X15: round keys 1-6. CX and R13: the aligned")
+	g.l("// current and next tweak buffers (u = T ^ k_nr). R10:R11: the tweak")
+	g.l("// being generated, DX: runs left in its sector, R14: runs left to")
+	g.l("// generate.")
+	g.l("TEXT ·%sXTS8AESNI(SB), NOSPLIT, $272-56", name)
+	g.l("MOVQ nr+0(FP), CX")
+	g.l("MOVQ rk+8(FP), AX")
+	g.l("MOVQ dst+16(FP), DI")
+	g.l("MOVQ src+24(FP), SI")
+	g.l("MOVQ tweaks+32(FP), BX")
+	g.l("MOVQ n+40(FP), R8")
+	g.l("MOVQ per+48(FP), R9")
+	g.l("TESTQ R8, R8")
+	g.l("JZ   ret")
+	g.l("MOVQ CX, R12")
+	g.l("LEAQ 15(SP), CX")
+	g.l("ANDQ $-16, CX")
+	g.l("LEAQ 128(CX), R13")
+	g.l("MOVQ R8, R14")
+	g.l("MOVQ R9, DX")
+	g.l("MOVQ (BX), R10")
+	g.l("MOVQ 8(BX), R11")
+	g.l("ADDQ $16, BX")
+	g.l("CMPQ R12, $12")
+	g.l("JB   r10")
+	g.l("JEQ  r12")
+	g.l("JMP  r14")
+	for _, nr := range keySizes {
+		p := fmt.Sprintf("x8r%d", nr)
+		kl := 16 * nr // offset of the last round key
+		// step k stores u = T ^ k_nr as block k of buffer R13 and doubles T.
+		step := func(k int) {
+			g.l("MOVQ R10, R12")
+			g.l("XORQ %d(AX), R12", kl)
+			g.l("MOVQ R12, %d(R13)", 16*k)
+			g.l("MOVQ R11, R12")
+			g.l("XORQ %d(AX), R12", kl+8)
+			g.l("MOVQ R12, %d(R13)", 16*k+8)
+			g.l("MOVQ R11, R12")
+			g.l("SARQ $63, R12")
+			g.l("ANDQ $0x87, R12")
+			g.l("ADDQ R10, R10")
+			g.l("ADCQ R11, R11")
+			g.l("XORQ R12, R10")
+		}
+		// advance ends the generation of one run: count it down in its
+		// sector and, at the sector's end, load the next sector's tweak
+		// unless no run is left to generate.
+		label := 0
+		advance := func() {
+			label++
+			skip := fmt.Sprintf("%s_same%d", p, label)
+			g.l("DECQ R14")
+			g.l("JZ   %s", skip)
+			g.l("DECQ DX")
+			g.l("JNZ  %s", skip)
+			g.l("MOVQ R9, DX")
+			g.l("MOVQ (BX), R10")
+			g.l("MOVQ 8(BX), R11")
+			g.l("ADDQ $16, BX")
+			g.l("%s:", skip)
+		}
+		g.l("r%d:", nr)
+		for r := 1; r <= 6; r++ {
+			g.l("MOVOU %d(AX), X%d", 16*r, 9+r)
+		}
+		g.l("MOVOU (AX), X9")
+		g.l("MOVOU %d(AX), X8", kl)
+		g.l("PXOR X8, X9")
+		for k := 0; k < 8; k++ {
+			step(k)
+		}
+		advance()
+		g.l("XCHGQ CX, R13")
+		g.l("%s_loop:", p)
+		for i := 0; i < 8; i++ {
+			g.l("MOVOU %d(SI), X%d", 16*i, i)
+			g.l("PXOR %d(CX), X%d", 16*i, i)
+			g.l("PXOR X9, X%d", i)
+		}
+		// Steps for the next run go after rounds 1..8 (every key size has
+		// at least 9 middle rounds).
+		for r := 1; r < nr; r++ {
+			key := fmt.Sprintf("X%d", 9+r)
+			if r > 6 {
+				g.l("MOVOU %d(AX), X8", 16*r)
+				key = "X8"
+			}
+			for i := 0; i < 8; i++ {
+				g.l("%s %s, X%d", round, key, i)
+			}
+			if r <= 8 {
+				g.l("TESTQ R14, R14")
+				g.l("JZ   %s_nostep%d", p, r)
+				step(r - 1)
+				g.l("%s_nostep%d:", p, r)
+			}
+		}
+		for i := 0; i < 8; i++ {
+			g.l("%s %d(CX), X%d", last, 16*i, i)
+			g.l("MOVOU X%d, %d(DI)", i, 16*i)
+		}
+		g.l("TESTQ R14, R14")
+		g.l("JZ   %s_last", p)
+		advance()
+		g.l("%s_last:", p)
+		g.l("XCHGQ CX, R13")
+		g.l("ADDQ $128, SI")
+		g.l("ADDQ $128, DI")
+		g.l("DECQ R8")
+		g.l("JNZ  %s_loop", p)
+		g.l("JMP  wipe")
+	}
+	g.l("wipe:")
+	g.l("// The tweak buffers hold T ^ k_nr: no key-derived value stays behind.")
+	g.l("PXOR X8, X8")
+	g.l("LEAQ 15(SP), CX")
+	g.l("ANDQ $-16, CX")
+	for i := 0; i < 16; i++ {
+		g.l("MOVO X8, %d(CX)", 16*i)
+	}
+	for i := 9; i <= 15; i++ {
+		g.l("PXOR X%d, X%d", i, i)
+	}
+	g.l("ret:")
+	g.l("RET")
+	g.l("")
+}
+
+// VAES with AVX2 (Zen 3, Alder Lake and later without AVX-512): VEX
+// encodings on ymm, two blocks per register, Y0-Y15 only.
+
+// vaes2ECB emits ECB over 16 blocks per pass in Y0-Y7 (round keys
+// broadcast into Y8 round by round), then pairs in ymm, then a single
+// block in xmm.
+func vaes2ECB(g *gen, dec bool) {
+	name, round, last := opNames(dec, "V")
+	g.l("// func %sBlocksVAES2(nr int, rk *byte, dst, src *byte, nblocks int)", name)
+	g.l("TEXT ·%sBlocksVAES2(SB), NOSPLIT, $0-40", name)
+	g.l("MOVQ nr+0(FP), CX")
+	g.l("MOVQ rk+8(FP), AX")
+	g.l("MOVQ dst+16(FP), DI")
+	g.l("MOVQ src+24(FP), SI")
+	g.l("MOVQ nblocks+32(FP), DX")
+	dispatchRounds(g, "CX")
+	for _, nr := range keySizes {
+		p := fmt.Sprintf("r%d", nr)
+		g.l("%s:", p)
+		for _, w := range []int{8, 1} {
+			g.l("%s_y%d:", p, w)
+			g.l("CMPQ DX, $%d", 2*w)
+			g.l("JB   %s_y%d", p, map[int]int{8: 1, 1: 0}[w])
+			g.l("VBROADCASTI128 (AX), Y8")
+			for i := 0; i < w; i++ {
+				g.l("VPXOR %d(SI), Y8, Y%d", 32*i, i)
+			}
+			for r := 1; r <= nr; r++ {
+				g.l("VBROADCASTI128 %d(AX), Y8", 16*r)
+				op := round
+				if r == nr {
+					op = last
+				}
+				for i := 0; i < w; i++ {
+					g.l("%s Y8, Y%d, Y%d", op, i, i)
+				}
+			}
+			for i := 0; i < w; i++ {
+				g.l("VMOVDQU Y%d, %d(DI)", i, 32*i)
+			}
+			g.l("ADDQ $%d, SI", 32*w)
+			g.l("ADDQ $%d, DI", 32*w)
+			g.l("SUBQ $%d, DX", 2*w)
+			g.l("JMP  %s_y%d", p, w)
+		}
+		g.l("%s_y0:", p)
+		g.l("TESTQ DX, DX")
+		g.l("JZ   done")
+		g.l("VMOVDQU (SI), X0")
+		g.l("VPXOR (AX), X0, X0")
+		for r := 1; r <= nr; r++ {
+			op := round
+			if r == nr {
+				op = last
+			}
+			g.l("VMOVDQU %d(AX), X8", 16*r)
+			g.l("%s X8, X0, X0", op)
+		}
+		g.l("VMOVDQU X0, (DI)")
+		g.l("JMP  done")
+	}
+	g.l("done:")
+	g.l("VPXOR Y8, Y8, Y8 // round keys passed through Y8")
+	g.l("VZEROUPPER")
+	g.l("RET")
+	g.l("")
+}
+
+// vaes2XTS emits XTS for sectors of a multiple of 256 bytes: runs of 16
+// blocks in Y0-Y7, ymm k of a run holding blocks 2k and 2k+1 with tweaks
+// T·α^(2k) and T·α^(2k+1). The tweaks of a run sit in a stack buffer;
+// while the current run's rounds execute, the next run's are computed
+// into the other half of the double buffer: the current ones times x^16
+// (a two-byte shift and a carry-less multiply of the two bytes shifted out
+// by 0x87) inside a sector, or derived afresh from the next sector's
+// initial tweak at a sector boundary. Y12 and Y13 hold round keys 0 and
+// nr (the input whitening is T ^ k_0, and AVX's AESENCLAST takes T ^ k_nr
+// as its key, applying the last key and the output tweak at once); Y14
+// holds 0x87 in each lane for VPCLMULQDQ; Y8 is the round-key scratch;
+// Y9-Y11 and Y15 are the tweak generator's.
+func vaes2XTS(g *gen, dec bool) {
+	name, round, last := opNames(dec, "V")
+	g.l("// func %sXTSVAES2(nr int, rk *byte, dst, src, tweaks *byte, n, per int)", name)
+	g.l("//")
+	g.l("// n runs of 16 blocks, per runs per sector. CX and R13: the current")
+	g.l("// and next tweak buffers; BX: the next sector's initial tweak; DX: runs")
+	g.l("// left in the sector being generated; R14: runs left to generate.")
+	g.l("TEXT ·%sXTSVAES2(SB), NOSPLIT, $512-56", name)
+	g.l("MOVQ nr+0(FP), R12")
+	g.l("MOVQ rk+8(FP), AX")
+	g.l("MOVQ dst+16(FP), DI")
+	g.l("MOVQ src+24(FP), SI")
+	g.l("MOVQ tweaks+32(FP), BX")
+	g.l("MOVQ n+40(FP), R8")
+	g.l("MOVQ per+48(FP), R9")
+	g.l("TESTQ R8, R8")
+	g.l("JZ   ret")
+	g.l("LEAQ 0(SP), CX")
+	g.l("LEAQ 256(SP), R13")
+	g.l("MOVQ R8, R14")
+	g.l("MOVQ R9, DX")
+	g.l("VBROADCASTI128 xtsPoly<>(SB), Y14")
+	g.l("VBROADCASTI128 (AX), Y12")
+	g.l("CMPQ R12, $12")
+	g.l("JB   r10")
+	g.l("JEQ  r12")
+	g.l("JMP  r14")
+
+	// mulBits sets dst = src·x^n (n < 57) in both lanes; t1, t2 scratch.
+	mulBits := func(src, dst, t1, t2 string, n int) {
+		g.l("VPSRLQ $%d, %s, %s", 64-n, src, t1)
+		g.l("VPSLLQ $%d, %s, %s", n, src, dst)
+		g.l("VPSLLDQ $8, %s, %s", t1, t2)
+		g.l("VPCLMULQDQ $0x01, Y14, %s, %s", t1, t1)
+		g.l("VPXOR %s, %s, %s", t2, dst, dst)
+		g.l("VPXOR %s, %s, %s", t1, dst, dst)
+	}
+	// mulBytes sets dst = src·x^(8m) (m <= 7); t scratch.
+	mulBytes := func(src, dst, t string, m int) {
+		g.l("VPSRLDQ $%d, %s, %s", 16-m, src, t)
+		g.l("VPCLMULQDQ $0x00, Y14, %s, %s", t, t)
+		g.l("VPSLLDQ $%d, %s, %s", m, src, dst)
+		g.l("VPXOR %s, %s, %s", t, dst, dst)
+	}
+	// fresh[k] derives ymm k of the next run's tweaks (into R13) from the
+	// next sector's initial tweak at (BX); they must run in order.
+	fresh := []func(){
+		func() {
+			g.l("VBROADCASTI128 (BX), Y15")
+			g.l("VPSRLVQ xtsLane2R<>(SB), Y15, Y10")
+			g.l("VPSLLVQ xtsLane2L<>(SB), Y15, Y15")
+			g.l("VPCLMULQDQ $0x01, Y14, Y10, Y11")
+			g.l("VPSLLDQ $8, Y10, Y10")
+			g.l("VPXOR Y10, Y15, Y15")
+			g.l("VPXOR Y11, Y15, Y15")
+			g.l("VMOVDQU Y15, 0(R13)")
+		},
+		func() { mulBits("Y15", "Y10", "Y9", "Y11", 2); g.l("VMOVDQU Y10, 32(R13)") },
+		func() { mulBits("Y15", "Y10", "Y9", "Y11", 4); g.l("VMOVDQU Y10, 64(R13)") },
+		func() {
+			g.l("VMOVDQU 32(R13), Y10")
+			mulBits("Y10", "Y10", "Y9", "Y11", 4)
+			g.l("VMOVDQU Y10, 96(R13)")
+		},
+	}
+	for k := 4; k < 8; k++ {
+		k := k
+		fresh = append(fresh, func() {
+			if k == 4 {
+				mulBytes("Y15", "Y10", "Y9", 1)
+			} else {
+				g.l("VMOVDQU %d(R13), Y10", 32*(k-4))
+				mulBytes("Y10", "Y10", "Y9", 1)
+			}
+			g.l("VMOVDQU Y10, %d(R13)", 32*k)
+		})
+	}
+	// next[k] sets ymm k of the next run to ymm k of this one times x^16.
+	next := func(k int) {
+		g.l("VMOVDQU %d(CX), Y10", 32*k)
+		mulBytes("Y10", "Y10", "Y11", 2)
+		g.l("VMOVDQU Y10, %d(R13)", 32*k)
+	}
+	for _, nr := range keySizes {
+		p := fmt.Sprintf("r%d", nr)
+		label := 0
+		// advance ends the generation of one run (see aesniXTS8); at a
+		// sector's end the next generation starts afresh from (BX).
+		advance := func() {
+			label++
+			skip := fmt.Sprintf("%s_adv%d", p, label)
+			g.l("DECQ R14")
+			g.l("JZ   %s", skip)
+			g.l("DECQ DX")
+			g.l("JNZ  %s", skip)
+			g.l("MOVQ R9, DX")
+			g.l("%s:", skip)
+		}
+		g.l("%s:", p)
+		g.l("VBROADCASTI128 %d(AX), Y13", 16*nr)
+		for _, f := range fresh {
+			f()
+		}
+		g.l("ADDQ $16, BX")
+		advance()
+		g.l("XCHGQ CX, R13")
+		dispatch := func() {
+			// The next run starts a sector (and there is one to
+			// generate) if DX was just reset to per.
+			g.l("TESTQ R14, R14")
+			g.l("JZ   %s_mul", p)
+			g.l("CMPQ DX, R9")
+			g.l("JEQ  %s_fresh", p)
+			g.l("JMP  %s_mul", p)
+		}
+		dispatch()
+		// The run body, twice: generating the next run afresh (the next
+		// run starts a sector) or by x^16 (it continues this one; also
+		// taken, harmlessly, when nothing is left to generate).
+		for _, mode := range []string{"mul", "fresh"} {
+			g.l("%s_%s:", p, mode)
+			for i := 0; i < 8; i++ {
+				g.l("VPXOR %d(CX), Y12, Y%d", 32*i, i)
+				g.l("VPXOR %d(SI), Y%d, Y%d", 32*i, i, i)
+			}
+			for r := 1; r < nr; r++ {
+				g.l("VBROADCASTI128 %d(AX), Y8", 16*r)
+				for i := 0; i < 8; i++ {
+					g.l("%s Y8, Y%d, Y%d", round, i, i)
+				}
+				if r <= 8 {
+					if mode == "mul" {
+						next(r - 1)
+					} else {
+						fresh[r-1]()
+					}
+				}
+			}
+			for i := 0; i < 8; i++ {
+				g.l("VPXOR %d(CX), Y13, Y9", 32*i)
+				g.l("%s Y9, Y%d, Y%d", last, i, i)
+				g.l("VMOVDQU Y%d, %d(DI)", i, 32*i)
+			}
+			if mode == "fresh" {
+				g.l("ADDQ $16, BX")
+			}
+			g.l("TESTQ R14, R14")
+			g.l("JZ   %s_%s_end", p, mode)
+			advance()
+			g.l("%s_%s_end:", p, mode)
+			g.l("XCHGQ CX, R13")
+			g.l("ADDQ $256, SI")
+			g.l("ADDQ $256, DI")
+			g.l("DECQ R8")
+			g.l("JZ   wipe")
+			dispatch()
+		}
+	}
+	g.l("wipe:")
+	g.l("// The tweak buffers are key-derived; the registers hold round keys.")
+	g.l("VPXOR Y8, Y8, Y8")
+	for i := 0; i < 16; i++ {
+		g.l("VMOVDQU Y8, %d(SP)", 32*i)
+	}
+	for _, r := range []int{9, 10, 11, 12, 13, 15} {
+		g.l("VPXOR Y%d, Y%d, Y%d", r, r, r)
+	}
+	g.l("VZEROUPPER")
+	g.l("ret:")
 	g.l("RET")
 	g.l("")
 }

@@ -27,21 +27,34 @@
 // at least what `cryptsetup benchmark` prints for SHA-512, SHA-256,
 // RIPEMD-160 and Whirlpool.
 //
+// With -profiles it measures instead the table of issue 18: AES, Serpent,
+// Twofish, Camellia and Kuznyechik XTS under five x86 CPU profiles made on
+// this machine by masking features the same way for every side (sse2: SSE2
+// only, an N54L; aesni: AES-NI and SSSE3 without AVX, Westmere; avx2: AVX2
+// without AVX-512 or VAES, Haswell to Comet Lake; avx2vaes: AVX2 and VAES
+// without AVX-512, Zen 3 and Alder Lake; full). cryptvol runs in a child
+// process with GODEBUG set (golang.org/x/sys/cpu reads it at start-up),
+// OpenSSL with OPENSSL_ia32cap, botan with --clear-cpuid; each round
+// measures every cell with cryptvol and its peers one after another, and
+// the best of -rounds rounds of each side counts. It prints the ratios to
+// the best peer, the figures, the code paths taken and the masks, and
+// exits 1 if a cell misses its goal (1.0, and 1.5 for Serpent on SSE2):
+//
+//	go run ./internal/cmd/speedcheck -profiles [-profile sse2,aesni] [-ciphers AES,Serpent] [-rounds 3] [-seconds 0.5]
+//
+// -godebug NAME prints a profile's GODEBUG mask (for .ci/run).
+//
 // It exits 1 when a ratio is below the floor, 2 on a usage or tool error,
 // and reports SKIP (exit 0, unless -require-tools) for a missing tool.
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/rand"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -49,18 +62,53 @@ import (
 	"github.com/cryptvol/cryptvol/sector"
 )
 
-const (
-	bufSize    = 4096
-	sectorSize = 512 // VeraCrypt's data unit: 8 tweaks per 4 KiB buffer
-)
+const bufSize = 4096
+
+// sectorSize is cryptvol's XTS data unit: VeraCrypt's 512 bytes (8 tweaks
+// per 4 KiB buffer) unless -unit says otherwise (4096: LUKS2's default,
+// one tweak per buffer like openssl speed).
+var sectorSize = 512
 
 func main() {
 	seconds := flag.Float64("seconds", 2, "measuring time per algorithm and direction")
 	floor := flag.Float64("floor", 0.5, "minimum ratio cryptvol/reference")
 	require := flag.Bool("require-tools", false, "fail instead of skipping when openssl or botan is missing")
 	full := flag.Bool("full", false, "also check two-thread scaling and PBKDF2 against cryptsetup benchmark")
+	profiled := flag.Bool("profiles", false, "measure every cipher under every x86 CPU profile (features masked) against openssl and botan, and print the table")
+	only := flag.String("profile", "", "with -profiles: only these profiles, comma-separated (sse2, aesni, avx2, avx2vaes, full)")
+	rounds := flag.Int("rounds", 3, "with -profiles: alternating rounds; the best figure of each side counts")
+	onlyCiphers := flag.String("ciphers", "", "with -profiles: only these ciphers, comma-separated (AES, Serpent, Twofish, Camellia, Kuznyechik)")
+	child := flag.String(childFlag, "", "internal: measure one cipher in this process and print one line")
+	flag.IntVar(&sectorSize, "unit", 512, "cryptvol's XTS data unit in bytes (512 as VeraCrypt, 4096 as LUKS2)")
+	godebug := flag.String("godebug", "", "print the GODEBUG value of a profile (sse2, aesni, avx2, avx2vaes, full) and exit")
 	flag.Parse()
+	if *godebug != "" {
+		p, ok := profileByName(*godebug)
+		if !ok {
+			fatal(fmt.Errorf("unknown profile %q (want %s)", *godebug, strings.Join(profileNames(), ", ")))
+		}
+		fmt.Println(p.godebug)
+		return
+	}
 	d := time.Duration(*seconds * float64(time.Second))
+	if *child != "" {
+		childMeasure(*child, d)
+		return
+	}
+	if *profiled {
+		var list []string
+		if *only != "" {
+			list = strings.Split(*only, ",")
+		}
+		var cs []string
+		if *onlyCiphers != "" {
+			cs = strings.Split(*onlyCiphers, ",")
+		}
+		if runProfiles(list, cs, *rounds, d, max(1, int(*seconds+0.5))) {
+			os.Exit(1)
+		}
+		return
+	}
 
 	fmt.Printf("speedcheck: one thread, %d-byte buffer, XTS (cryptvol with %d-byte data units); MB = 10^6 bytes per CPU second\n",
 		bufSize, sectorSize)
@@ -180,31 +228,7 @@ var opensslLine = regexp.MustCompile(`on (\d+) size blocks: (\d+) \S+ in ([0-9.]
 
 // opensslSpeed returns openssl's AES-256-XTS bytes per CPU second.
 func opensslSpeed(decrypt bool, seconds float64) (float64, error) {
-	if _, err := exec.LookPath("openssl"); err != nil {
-		return 0, errMissing{"openssl"}
-	}
-	args := []string{"speed", "-seconds", strconv.Itoa(max(1, int(seconds+0.5))), "-bytes", strconv.Itoa(bufSize)}
-	if decrypt {
-		args = append(args, "-decrypt")
-	}
-	args = append(args, "-evp", "aes-256-xts")
-	var stderr bytes.Buffer
-	cmd := exec.Command("openssl", args...)
-	cmd.Stdout, cmd.Stderr = new(bytes.Buffer), &stderr
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("openssl %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	m := opensslLine.FindStringSubmatch(stderr.String())
-	if m == nil {
-		return 0, fmt.Errorf("no count line in openssl output: %q", stderr.String())
-	}
-	size, _ := strconv.ParseFloat(m[1], 64)
-	count, _ := strconv.ParseFloat(m[2], 64)
-	secs, _ := strconv.ParseFloat(m[3], 64)
-	if secs <= 0 {
-		return 0, fmt.Errorf("openssl reported %gs", secs)
-	}
-	return size * count / secs, nil
+	return opensslRun("aes-256-xts", "", decrypt, max(1, int(seconds+0.5)), nil)
 }
 
 // botanLine is one of botan speed's result lines, e.g.
@@ -214,32 +238,5 @@ var botanLine = regexp.MustCompile(`(?:encrypt|decrypt) buffer size \d+ bytes: .
 // botanSpeed returns the bytes botan's XTS(name) benchmark processed in
 // both directions divided by the botan process's CPU time.
 func botanSpeed(name string, seconds float64) (float64, error) {
-	if _, err := exec.LookPath("botan"); err != nil {
-		return 0, errMissing{"botan"}
-	}
-	args := []string{"speed", fmt.Sprintf("--msec=%d", int(seconds*1000)), fmt.Sprintf("--buf-size=%d", bufSize), "XTS(" + name + ")"}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command("botan", args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("botan %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	var mib float64
-	lines := 0
-	sc := bufio.NewScanner(&stdout)
-	for sc.Scan() {
-		if m := botanLine.FindStringSubmatch(sc.Text()); m != nil {
-			v, _ := strconv.ParseFloat(m[1], 64)
-			mib += v
-			lines++
-		}
-	}
-	if lines != 2 {
-		return 0, fmt.Errorf("found %d encrypt/decrypt lines in botan output, want 2: %q", lines, stdout.String())
-	}
-	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
-	if cpu <= 0 {
-		return 0, fmt.Errorf("no CPU time for the botan process")
-	}
-	return mib * (1 << 20) / cpu, nil
+	return botanRun("XTS("+name+")", time.Duration(seconds*float64(time.Second)), "")
 }

@@ -31,6 +31,9 @@ func main() {
 		kernel(false, decrypt, 2, true)
 		kernel(true, decrypt, 2, true)
 		kernel(true, decrypt, 4, true)
+		sseKernel(decrypt, 1, false)
+		sseKernel(decrypt, 2, false)
+		sseKernel(decrypt, 2, true)
 	}
 	Generate()
 }
@@ -303,9 +306,6 @@ func kernel(wide, decrypt bool, groups int, xts bool) {
 	}
 	fn := dir + name
 	blocks := lanes * groups
-	var cur, nxt, lo, hi reg.GPVirtual
-	var tweakStep func(k int)
-	var endRun func()
 	if xts {
 		fn = "xts" + strings.ToUpper(dir[:1]) + dir[1:] + name
 		TEXT(fn, 0, "func(rk *[132]uint32, dst, src *byte, n int, tweaks *byte, per int)")
@@ -329,56 +329,13 @@ func kernel(wide, decrypt bool, groups int, xts bool) {
 		VPCMPEQD(v.ones, v.ones, v.ones)
 	}
 	step := 16 * blocks
+	var tw *xtsTweaks
 	if xts {
 		buf := AllocLocal(2 * step)
-		cur, nxt, lo, hi = GP64(), GP64(), GP64(), GP64()
-		LEAQ(buf, cur)
-		LEAQ(buf.Offset(step), nxt)
-		tp := Load(Param("tweaks"), GP64())
-		left, sectors := GP64(), GP64()
-		Load(Param("per"), left)
-		Load(Param("n"), sectors)
-		MOVQ(Mem{Base: tp}, lo)
-		MOVQ(Mem{Base: tp, Disp: 8}, hi)
-		ADDQ(U8(16), tp)
-		t := GP64()
-		// nextSector counts down the runs left in the sector whose tweaks
-		// are being generated and, at its end, loads the next sector's
-		// initial tweak (if there is one: the generator runs one batch ahead
-		// of the cipher and must not read past the tweaks).
-		label := 0
-		nextSector := func() {
-			label++
-			skip := fmt.Sprintf("%s_same%d", fn, label)
-			DECQ(left)
-			JNZ(LabelRef(skip))
-			Load(Param("per"), left)
-			SUBQ(left, sectors)
-			JZ(LabelRef(skip))
-			MOVQ(Mem{Base: tp}, lo)
-			MOVQ(Mem{Base: tp, Disp: 8}, hi)
-			ADDQ(U8(16), tp)
-			Label(skip)
-		}
-		// tweakStep stores the current tweak as block k of buffer nxt and
-		// multiplies it by α: shift the 128 bits left, fold the carry back
-		// in as x^7 + x^2 + x + 1.
-		tweakStep = func(k int) {
-			MOVQ(lo, Mem{Base: nxt, Disp: 16 * k})
-			MOVQ(hi, Mem{Base: nxt, Disp: 16*k + 8})
-			MOVQ(hi, t)
-			SARQ(U8(63), t)
-			ANDQ(U32(0x87), t)
-			ADDQ(lo, lo)
-			ADCQ(hi, hi)
-			XORQ(t, lo)
-		}
-		for k := 0; k < blocks; k++ {
-			tweakStep(k)
-		}
-		nextSector()
-		XCHGQ(cur, nxt)
-		endRun = nextSector
+		tw = newXTSTweaks(fn, blocks)
+		LEAQ(buf, tw.cur)
+		LEAQ(buf.Offset(step), tw.nxt)
+		tw.start()
 	}
 	Label(fn + "_loop")
 	x := make([][4]reg.VecVirtual, groups)
@@ -392,19 +349,14 @@ func kernel(wide, decrypt bool, groups int, xts bool) {
 				VMOVDQU(m, x[g][j])
 			}
 			if xts {
-				v.xorMem(Mem{Base: cur, Disp: (4*g + j) * 4 * lanes}, x[g][j])
+				v.xorMem(Mem{Base: tw.cur, Disp: (4*g + j) * 4 * lanes}, x[g][j])
 			}
 		}
 		v.transpose(&x[g])
 	}
-	// perRound spreads the next iteration's tweak computation evenly over
-	// the 32 rounds.
 	perRound := func(r int) {
-		if !xts {
-			return
-		}
-		for k := (r*blocks + 31) / 32; k < ((r+1)*blocks+31)/32; k++ {
-			tweakStep(k)
+		if xts {
+			tw.perRound(r)
 		}
 	}
 	each := func(f func(x *[4]reg.VecVirtual)) {
@@ -441,7 +393,7 @@ func kernel(wide, decrypt bool, groups int, xts bool) {
 		v.transpose(&x[g])
 		for j := range x[g] {
 			if xts {
-				v.xorMem(Mem{Base: cur, Disp: (4*g + j) * 4 * lanes}, x[g][j])
+				v.xorMem(Mem{Base: tw.cur, Disp: (4*g + j) * 4 * lanes}, x[g][j])
 			}
 			m := Mem{Base: dst, Disp: (4*g + j) * 4 * lanes}
 			if wide {
@@ -452,8 +404,7 @@ func kernel(wide, decrypt bool, groups int, xts bool) {
 		}
 	}
 	if xts {
-		endRun()
-		XCHGQ(cur, nxt)
+		tw.endRun()
 	}
 	ADDQ(U32(step), src)
 	ADDQ(U32(step), dst)
@@ -461,4 +412,87 @@ func kernel(wide, decrypt bool, groups int, xts bool) {
 	JNZ(LabelRef(fn + "_loop"))
 	VZEROUPPER()
 	RET()
+}
+
+// xtsTweaks generates XTS tweaks with scalar instructions into a double
+// buffer on the stack: while the vector code masks this iteration's blocks
+// with buffer cur, the next iteration's tweaks are computed into nxt,
+// spread between the rounds so that they run on the integer units
+// alongside the vector work.
+type xtsTweaks struct {
+	fn                                  string
+	blocks                              int
+	cur, nxt, lo, hi, t, tp, left, secs reg.GPVirtual
+	label                               int
+}
+
+// newXTSTweaks allocates the registers; the caller points cur and nxt at
+// two buffers of 16*blocks bytes and calls start.
+func newXTSTweaks(fn string, blocks int) *xtsTweaks {
+	return &xtsTweaks{fn: fn, blocks: blocks, cur: GP64(), nxt: GP64(), lo: GP64(), hi: GP64()}
+}
+
+// start loads the first sector's tweak, fills cur with the first
+// iteration's tweaks and readies the next.
+func (w *xtsTweaks) start() {
+	w.tp = GP64()
+	Load(Param("tweaks"), w.tp)
+	w.left, w.secs = GP64(), GP64()
+	Load(Param("per"), w.left)
+	Load(Param("n"), w.secs)
+	MOVQ(Mem{Base: w.tp}, w.lo)
+	MOVQ(Mem{Base: w.tp, Disp: 8}, w.hi)
+	ADDQ(U8(16), w.tp)
+	w.t = GP64()
+	for k := 0; k < w.blocks; k++ {
+		w.step(k)
+	}
+	w.nextSector()
+	XCHGQ(w.cur, w.nxt)
+}
+
+// nextSector counts down the runs left in the sector whose tweaks are
+// being generated and, at its end, loads the next sector's initial tweak
+// (if there is one: the generator runs one batch ahead of the cipher and
+// must not read past the tweaks).
+func (w *xtsTweaks) nextSector() {
+	w.label++
+	skip := fmt.Sprintf("%s_same%d", w.fn, w.label)
+	DECQ(w.left)
+	JNZ(LabelRef(skip))
+	Load(Param("per"), w.left)
+	SUBQ(w.left, w.secs)
+	JZ(LabelRef(skip))
+	MOVQ(Mem{Base: w.tp}, w.lo)
+	MOVQ(Mem{Base: w.tp, Disp: 8}, w.hi)
+	ADDQ(U8(16), w.tp)
+	Label(skip)
+}
+
+// step stores the current tweak as block k of buffer nxt and multiplies
+// it by α: shift the 128 bits left, fold the carry back in as
+// x^7 + x^2 + x + 1.
+func (w *xtsTweaks) step(k int) {
+	MOVQ(w.lo, Mem{Base: w.nxt, Disp: 16 * k})
+	MOVQ(w.hi, Mem{Base: w.nxt, Disp: 16*k + 8})
+	MOVQ(w.hi, w.t)
+	SARQ(U8(63), w.t)
+	ANDQ(U32(0x87), w.t)
+	ADDQ(w.lo, w.lo)
+	ADCQ(w.hi, w.hi)
+	XORQ(w.t, w.lo)
+}
+
+// perRound spreads the next iteration's tweak computation evenly over the
+// 32 rounds.
+func (w *xtsTweaks) perRound(r int) {
+	for k := (r*w.blocks + 31) / 32; k < ((r+1)*w.blocks+31)/32; k++ {
+		w.step(k)
+	}
+}
+
+// endRun ends an iteration: the next buffer becomes the current one.
+func (w *xtsTweaks) endRun() {
+	w.nextSector()
+	XCHGQ(w.cur, w.nxt)
 }
