@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -61,70 +62,121 @@ func runGet(ctx context.Context, a *app, args []string) error {
 		if st.IsDir() {
 			return usageError(fmt.Errorf("%s is a directory: cannot write it to standard output", src))
 		}
-		return copyOut(ffs, src, a.stdout)
+		if err := copyOut(ctx, ffs, src, a.stdout); errors.Is(err, context.Canceled) {
+			return interrupted("%s partly written to standard output", src)
+		} else if err != nil {
+			return err
+		}
+		return nil
 	}
+	var jobs []getJob
 	if st.IsDir() {
 		if !*recursive {
 			return usageError(fmt.Errorf("%s is a directory (use -r)", src))
 		}
-		return getTree(ctx, ffs, src, dest, *force)
+		if jobs, err = planGetTree(ctx, ffs, src, dest); err != nil {
+			return err
+		}
+	} else {
+		if fi, err := os.Stat(dest); err == nil && fi.IsDir() {
+			dest = filepath.Join(dest, path.Base(src))
+		}
+		jobs = []getJob{{src: src, dest: dest, info: st}}
 	}
-	if fi, err := os.Stat(dest); err == nil && fi.IsDir() {
-		dest = filepath.Join(dest, path.Base(src))
+	// Every destination is checked before anything is written.
+	if !*force {
+		for _, j := range jobs {
+			if j.info == nil {
+				continue
+			}
+			if _, err := os.Lstat(j.dest); err == nil {
+				return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to overwrite)", j.dest))
+			}
+		}
 	}
-	return getFile(ffs, src, dest, st, *force)
+	return getAll(ctx, a, ffs, jobs)
 }
 
-func copyOut(ffs *fat.FS, src string, w io.Writer) error {
+// getJob is one file (or, with info nil, one directory) to copy out.
+type getJob struct {
+	src, dest string
+	info      *fat.FileInfo
+}
+
+// planGetTree lists the directory src of the volume and everything under
+// it as jobs writing below dest, directories before their contents.
+func planGetTree(ctx context.Context, ffs *fat.FS, src, dest string) ([]getJob, error) {
+	jobs := []getJob{{src: src, dest: dest}}
+	ents, err := ffs.ReadDir(src)
+	if err != nil {
+		return nil, fatError(err)
+	}
+	for _, e := range ents {
+		if ctx.Err() != nil {
+			return nil, interrupted("nothing copied yet")
+		}
+		s := path.Join(src, e.Name())
+		d := filepath.Join(dest, localName(e.Name()))
+		if e.IsDir() {
+			sub, err := planGetTree(ctx, ffs, s, d)
+			if err != nil {
+				return nil, err
+			}
+			jobs = append(jobs, sub...)
+			continue
+		}
+		fi, err := ffs.Stat(s)
+		if err != nil {
+			return nil, fatError(err)
+		}
+		jobs = append(jobs, getJob{src: s, dest: d, info: fi})
+	}
+	return jobs, nil
+}
+
+// getAll copies the jobs out, each file through a temporary file renamed
+// when complete; an interrupt stops it between or inside files, removes
+// the partial one and says how far it got.
+func getAll(ctx context.Context, a *app, ffs *fat.FS, jobs []getJob) error {
+	files, copied := 0, 0
+	for _, j := range jobs {
+		if j.info != nil {
+			files++
+		}
+	}
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			return interrupted("%d of %d files copied", copied, files)
+		}
+		if j.info == nil {
+			if err := os.MkdirAll(j.dest, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		err := writeAtomically(a, j.dest, func(w io.Writer) error { return copyOut(ctx, ffs, j.src, w) })
+		if errors.Is(err, context.Canceled) {
+			return interrupted("%d of %d files copied; %s partial, removed", copied, files, j.src)
+		}
+		if err != nil {
+			return err
+		}
+		if err := os.Chtimes(j.dest, j.info.ModTime(), j.info.ModTime()); err != nil {
+			return err
+		}
+		copied++
+	}
+	return nil
+}
+
+func copyOut(ctx context.Context, ffs *fat.FS, src string, w io.Writer) error {
 	f, err := ffs.Open(src)
 	if err != nil {
 		return fatError(err)
 	}
 	defer f.Close()
-	_, err = io.Copy(w, f)
+	_, err = copyCtx(ctx, w, f)
 	return fatError(err)
-}
-
-func getFile(ffs *fat.FS, src, dest string, st *fat.FileInfo, force bool) error {
-	if _, err := os.Lstat(dest); err == nil && !force {
-		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to overwrite)", dest))
-	}
-	err := writeAtomically(dest, func(w io.Writer) error { return copyOut(ffs, src, w) })
-	if err != nil {
-		return err
-	}
-	return os.Chtimes(dest, st.ModTime(), st.ModTime())
-}
-
-func getTree(ctx context.Context, ffs *fat.FS, src, dest string, force bool) error {
-	if err := os.MkdirAll(dest, 0o755); err != nil {
-		return err
-	}
-	ents, err := ffs.ReadDir(src)
-	if err != nil {
-		return fatError(err)
-	}
-	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s := path.Join(src, e.Name())
-		d := filepath.Join(dest, localName(e.Name()))
-		if e.IsDir() {
-			if err := getTree(ctx, ffs, s, d, force); err != nil {
-				return err
-			}
-			continue
-		}
-		fi, err := ffs.Stat(s)
-		if err != nil {
-			return fatError(err)
-		}
-		if err := getFile(ffs, s, d, fi, force); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // localName refuses names that would escape the destination directory.

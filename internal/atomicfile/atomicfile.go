@@ -42,6 +42,9 @@ type Options struct {
 	// that Create's sweep of the directory found: removed, or left alone
 	// with the reason.
 	Leftover func(Leftover)
+	// NoSync skips the fsyncs of Rename: for tests and throw-away files
+	// only, as a crash may then leave an empty or partial destination.
+	NoSync bool
 }
 
 // File is a temporary file that becomes the destination on Commit. Until
@@ -52,6 +55,7 @@ type File struct {
 	ownRoot   bool
 	tmp, dest string // names relative to root
 	perm      fs.FileMode
+	noSync    bool
 	owner     *owner // of the file replaced, kept where possible
 	unlock    func()
 	renamed   bool
@@ -96,7 +100,7 @@ func create(root *os.Root, dest string, o Options) (*File, error) {
 			o.Leftover(l)
 		}
 	}
-	f := &File{root: root, dest: dest, perm: o.Perm}
+	f := &File{root: root, dest: dest, perm: o.Perm, noSync: o.NoSync}
 	if f.perm == 0 {
 		f.perm = 0o600
 	}
@@ -136,40 +140,81 @@ func create(root *os.Root, dest string, o Options) (*File, error) {
 	return f, nil
 }
 
-// TempName is the temporary file's path (relative to the root for
-// CreateIn).
+// TempName is the temporary file's name relative to its root: the
+// destination's directory for Create, the root given to CreateIn.
 func (f *File) TempName() string { return f.tmp }
+
+// Path is the temporary file's path, for opening it again.
+func (f *File) Path() string { return filepath.Join(f.root.Name(), f.tmp) }
 
 // Rename makes the temporary file the destination: it syncs the data, sets
 // the final mode (and owner), renames it over the destination and syncs
 // the directory. The file stays open (except on Windows, which renames no
-// open file: there it is closed first). After Rename, Discard only closes.
+// open file: there it is closed first, as by CloseAndRename). After
+// Rename, Discard only closes. An error with Renamed true means only the
+// directory sync failed.
 func (f *File) Rename() error {
+	if runtime.GOOS == "windows" {
+		return f.CloseAndRename()
+	}
 	if f.renamed || f.closed {
 		return fs.ErrClosed
 	}
-	if err := f.File.Sync(); err != nil {
+	if err := f.sync(); err != nil {
 		return err
 	}
-	if runtime.GOOS != "windows" {
-		if f.owner != nil {
-			// Only a privileged process may give a file away; otherwise
-			// the new file is the caller's, as a copy would be.
-			f.File.Chown(f.owner.uid, f.owner.gid)
-		}
-		if err := f.File.Chmod(f.perm); err != nil {
-			return err
-		}
-	} else {
-		f.closeFile()
-		f.root.Chmod(f.tmp, f.perm)
+	if f.owner != nil {
+		// Only a privileged process may give a file away; otherwise the
+		// new file is the caller's, as a copy would be.
+		f.File.Chown(f.owner.uid, f.owner.gid)
 	}
+	if err := f.File.Chmod(f.perm); err != nil {
+		return err
+	}
+	return f.rename()
+}
+
+// CloseAndRename is Rename with the file closed first (its lock released),
+// for systems that rename no open file.
+func (f *File) CloseAndRename() error {
+	if f.renamed || f.closed {
+		return fs.ErrClosed
+	}
+	if err := f.sync(); err != nil {
+		return err
+	}
+	if err := f.closeFile(); err != nil {
+		return err
+	}
+	if f.owner != nil {
+		f.root.Chown(f.tmp, f.owner.uid, f.owner.gid)
+	}
+	if err := f.root.Chmod(f.tmp, f.perm); err != nil && runtime.GOOS != "windows" {
+		return err
+	}
+	return f.rename()
+}
+
+func (f *File) sync() error {
+	if f.noSync {
+		return nil
+	}
+	return f.File.Sync()
+}
+
+func (f *File) rename() error {
 	if err := f.root.Rename(f.tmp, f.dest); err != nil {
 		return err
 	}
 	f.renamed = true
+	if f.noSync {
+		return nil
+	}
 	return syncDir(f.root, filepath.Dir(f.dest))
 }
+
+// Renamed reports whether the file has become the destination.
+func (f *File) Renamed() bool { return f.renamed }
 
 // Commit renames the complete file over the destination and closes it.
 func (f *File) Commit() error {

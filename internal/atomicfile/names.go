@@ -72,3 +72,39 @@ func IsTempName(name string) bool {
 	_, _, ok := parseTempName(name)
 	return ok
 }
+
+// TempName returns a fresh temporary name for a file called base, in the
+// scheme Sweep recognises: for writers of other filesystems (the files
+// inside a volume), which then check leftovers with CheckOwner.
+func TempName(base string) string { return tempName(base) }
+
+// OwnerState is what CheckOwner found out about a temporary name's owner.
+type OwnerState int
+
+const (
+	NotTemp OwnerState = iota // not a temporary name of this scheme
+	Self                      // this process made it
+	Running                   // its owner runs
+	Gone                      // its owner is no longer running: a leftover
+	Unknown                   // a process of that PID runs, maybe another one
+)
+
+// CheckOwner looks up the owner of the temporary name (a base name) by its
+// PID and start time alone, for files no lock can be taken on.
+func CheckOwner(name string) (pid int, s OwnerState) {
+	pid, start, ok := parseTempName(name)
+	if !ok {
+		return 0, NotTemp
+	}
+	if p, st := selfOwner(); p == pid && st == start {
+		return pid, Self
+	}
+	alive, sure := ownerAlive(pid, start)
+	switch {
+	case !alive:
+		return pid, Gone
+	case sure:
+		return pid, Running
+	}
+	return pid, Unknown
+}
