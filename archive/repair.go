@@ -235,7 +235,13 @@ func repair(ctx context.Context, path string, cred Credentials, noSync bool) (Re
 		return rep, err
 	}
 	// Other processes open the new file once it has the name; this one
-	// still holds the old file's lock until it returns.
+	// still holds the old file's lock until it returns -- except on
+	// Windows, which renames over no open file: there the old file is
+	// closed first (as Compact does, see replace.go).
+	if replaceByReopening {
+		a.closeFiles()
+		a.f = nil
+	}
 	if err := tf.Rename(); err != nil && !tf.Renamed() {
 		return rep, err
 	} else if err != nil {
