@@ -55,8 +55,8 @@ Subcommands:
   cat ARCHIVE MEMBER...           write members to standard output
   rm ARCHIVE MEMBER... [-r]       remove members (their space returns at compact)
   compact ARCHIVE                 rewrite the live members into a new file
-  verify ARCHIVE [--repair]       authenticate every byte; --repair cuts off an
-                                  interrupted append
+  verify ARCHIVE [--repair]       authenticate every byte, say what a repair
+                                  would keep and remove; --repair does it
 
 Credentials: --password-file FILE (first line; - = stdin), -p PASSWORD, a
 prompt on a terminal, or -k/--keyfile FILE (32 bytes to 1 MiB of random
@@ -105,7 +105,10 @@ Example:
 	"ls": {name: "archive ls", usage: `Usage: cryptvol archive ls ARCHIVE [-l] [credentials]
 
 Lists the members in the order they were added; -l adds mode, size and
-modification time.
+modification time. On a damaged archive it lists what the readable parts
+of the index name and exits 3; so it does when the file ends with bytes
+that are not a complete commit (an interrupted append, or a file cut
+short), saying whether they hold a commit 'verify --repair' can recover.
 
 Example:
   cryptvol archive ls thumbs.cva -l -k thumbs.key
@@ -115,9 +118,10 @@ Example:
 Extracts the MEMBERs (a directory member with everything under it), or the
 whole archive, below DIR (default: the current directory), recreating their
 paths. Every byte is authenticated before it is kept: each file is written to
-a temporary name and renamed when complete. Existing files are kept (exit 5,
-before anything is written) unless --force. Member names that would leave
-DIR are refused.
+a temporary name beside it and renamed when complete. A member that does not
+authenticate is reported and skipped, the others are extracted, and the exit
+status is then 3. Existing files are kept (exit 5, before anything is
+written) unless --force. Member names that would leave DIR are refused.
 
 Example:
   cryptvol archive get thumbs.cva -C restored -k thumbs.key
@@ -145,8 +149,10 @@ Example:
 
 Rewrites the live members into a new file beside the archive and renames it
 over the archive, so removed and replaced members stop taking space. Every
-record is re-encrypted (records are bound to their file). The credentials do
-not change. Until the rename the old file is untouched.
+record is re-encrypted (records are bound to their file). The credentials,
+the file's mode and (where permitted) its owner do not change. Until the
+rename the old file is untouched; the copy of a compact that was killed is
+removed by the next command on the archive.
 
 Example:
   cryptvol archive compact thumbs.cva -k thumbs.key
@@ -156,10 +162,14 @@ Example:
 Authenticates every byte of the archive: header, every commit's index
 segment and footer, and every record (also of removed members), and checks
 that nothing is missing or left over. Exit 0 when sound, 3 when damaged or
-when an interrupted append left a torn tail. --repair cuts a torn tail off
-(and, if the newest index is damaged, rolls back to the commit before it,
-saying so); damaged records cannot be repaired: remove those members, then
-compact.
+when the file ends with bytes that are not a complete commit; it then says
+what a repair would keep and remove (members and bytes), changing nothing.
+--repair does that: it keeps every member whose index entry and record
+still authenticate -- also those of a commit whose footer was cut short or
+damaged, and those named in the readable chunks of a damaged index -- and
+drops the rest. When only a torn tail is wrong it is cut off; otherwise the
+kept members are written into a new file that takes the archive's place,
+as compact does.
 
 Example:
   cryptvol archive verify thumbs.cva -k thumbs.key

@@ -20,9 +20,11 @@ func init() {
 		usage: `Usage: cryptvol export VOLUME OUT|- [--force] [credentials]
 
 Writes the decrypted data area of VOLUME, byte for byte, to OUT (or to
-standard output with -). OUT is written to a temporary file beside it and
-renamed when complete, so a failure never leaves a partial image; an existing
-OUT is kept unless --force.
+standard output with -). OUT is written to a temporary file beside it
+(readable by its owner only) and renamed when complete, so a failure or
+Ctrl-C never leaves a partial image, and the next export removes what a
+killed one left; an existing OUT is kept unless --force (which keeps its
+mode).
 
 Example:
   cryptvol export secret.hc plain.img --password-file pw.txt

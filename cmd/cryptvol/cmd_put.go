@@ -25,7 +25,11 @@ inside VOLUME. With one SRC the destination is / unless given; with several,
 the last argument is the destination directory inside the volume, as with
 cp. A single file may also be given a new name: put VOLUME a.txt /b.txt.
 Existing files in the volume are kept unless --force. Modification times
-are preserved.
+are preserved. Before anything is written, put checks every destination,
+the FAT file size limit (4 GiB - 1 byte) and the free space. Each file is
+written under a temporary name and renamed when complete, so a failure or
+Ctrl-C leaves no partial file (a replaced file keeps its old content);
+Ctrl-C stops inside a file and says how many were copied (exit 130).
 
 Example:
   cryptvol put secret.hc notes.txt /docs --password-file pw.txt
