@@ -240,6 +240,14 @@ func Open(ctx context.Context, path string, cred Credentials, o *OpenOptions) (*
 // load reads the header and the live index. With rollback, a newest commit
 // whose index does not load is passed over for the one before it.
 func (a *Archive) load(ctx context.Context, cred Credentials, rollback bool) error {
+	if err := a.unlockHeader(ctx, cred); err != nil {
+		return err
+	}
+	return a.loadIndex(ctx, rollback)
+}
+
+// unlockHeader reads the header and derives the keys from cred.
+func (a *Archive) unlockHeader(ctx context.Context, cred Credentials) error {
 	raw := make([]byte, headerSize)
 	if n, err := a.f.ReadAt(raw, 0); n < headerSize {
 		if err == nil || err == io.EOF {
@@ -256,6 +264,12 @@ func (a *Archive) load(ctx context.Context, cred Credentials, rollback bool) err
 		return err
 	}
 	a.hdr, a.k = h, k
+	return nil
+}
+
+// loadIndex reads the live index, the header being unlocked.
+func (a *Archive) loadIndex(ctx context.Context, rollback bool) error {
+	h, k := a.hdr, a.k
 	st, err := a.f.Stat()
 	if err != nil {
 		return err

@@ -153,11 +153,14 @@ func (a *Archive) writeBase(ctx context.Context, f file, idx *index, progress fu
 				return nil, err
 			}
 			sw := newStreamWriter(bw, out)
-			_, err = io.Copy(sw, sr)
+			_, err = io.Copy(sw, ctxReader{ctx, sr})
 			sr.close()
 			n, cerr := sw.Close()
 			if err == nil {
 				err = cerr
+			}
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, err
 			}
 			if err != nil {
 				return nil, memberError(string(o.name), err)
@@ -204,4 +207,18 @@ func (a *Archive) writeBase(ctx context.Context, f file, idx *index, progress fu
 		}
 	}
 	return &newBase{hdr: na.hdr, idx: na.idx, ft: ft, at: at}, nil
+}
+
+// ctxReader stops a copy at its next read once ctx is cancelled, so that a
+// large member does not hold up an interrupt.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

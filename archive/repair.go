@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/cryptvol/cryptvol/internal/atomicfile"
@@ -70,11 +69,29 @@ func Check(ctx context.Context, path string, cred Credentials) (*RepairPlan, err
 	}
 	defer f.Close()
 	a := &Archive{path: path, f: f, readOnly: true}
-	return a.plan(ctx, cred)
+	if err := a.unlockHeader(ctx, cred); err != nil {
+		return nil, err
+	}
+	defer a.k.wipe()
+	return a.plan(ctx)
 }
 
-// plan examines a.f (whose header it reads); a.k is left set.
-func (a *Archive) plan(ctx context.Context, cred Credentials) (*RepairPlan, error) {
+// Check is Check for the file of an open archive (also one opened with
+// OpenOptions.Salvage), without deriving the keys again. It reads the
+// whole file as it is on disk now.
+func (a *Archive) Check(ctx context.Context) (*RepairPlan, error) {
+	a.mu.RLock()
+	if err := a.usable(); err != nil {
+		a.mu.RUnlock()
+		return nil, err
+	}
+	b := &Archive{path: a.path, f: a.f, readOnly: true, hdr: a.hdr, k: a.k}
+	a.mu.RUnlock()
+	return b.plan(ctx)
+}
+
+// plan examines a.f, whose header is unlocked.
+func (a *Archive) plan(ctx context.Context) (*RepairPlan, error) {
 	st, err := a.f.Stat()
 	if err != nil {
 		return nil, err
@@ -85,7 +102,7 @@ func (a *Archive) plan(ctx context.Context, cred Credentials) (*RepairPlan, erro
 	// salvage did: if nothing else is wrong, cutting the file there is
 	// all a repair needs.
 	var intact *Archive
-	if err := a.load(ctx, cred, true); err == nil {
+	if err := a.loadIndex(ctx, true); err == nil {
 		intact = a
 		p.KeptCommit = a.last.gen
 		if _, ft, err := findFooter(a.f, a.k, &a.hdr.fileID, size); err == nil {
@@ -96,10 +113,8 @@ func (a *Archive) plan(ctx context.Context, cred Credentials) (*RepairPlan, erro
 			return nil, err
 		}
 		p.Problems = r.Problems
-	} else if errors.Is(err, ErrWrongKey) || errors.Is(err, ErrNotArchive) || errors.Is(err, ErrUnsupported) || !errors.Is(err, ErrDamaged) {
+	} else if !errors.Is(err, ErrDamaged) {
 		return nil, err
-	} else if a.k == nil {
-		return nil, err // the header itself is damaged: nothing to go on
 	}
 	s, err := collectSalvage(ctx, a.f, a.k, &a.hdr, size)
 	if err != nil {
@@ -112,7 +127,7 @@ func (a *Archive) plan(ctx context.Context, cred Credentials) (*RepairPlan, erro
 			return nil, err
 		}
 		if o.kind == opFile {
-			if err := authenticateRecord(a.f, a.k, &a.hdr, &o.op); err != nil {
+			if err := authenticateRecord(ctx, a.f, a.k, &a.hdr, &o.op); err != nil {
 				if !errors.Is(err, ErrDamaged) {
 					return nil, err
 				}
@@ -198,10 +213,11 @@ func repair(ctx context.Context, path string, cred Credentials, noSync bool) (Re
 	if a.unlock, err = lockFile(f); err != nil {
 		return rep, err
 	}
-	p, err := a.plan(ctx, cred)
-	if a.k != nil {
-		defer a.k.wipe()
+	if err := a.unlockHeader(ctx, cred); err != nil {
+		return rep, err
 	}
+	defer a.k.wipe()
+	p, err := a.plan(ctx)
 	if err != nil {
 		return rep, err
 	}
@@ -264,21 +280,9 @@ type Salvaged struct {
 // the archive is then read-only.
 func (a *Archive) openSalvaged(ctx context.Context, cred Credentials) error {
 	if a.k == nil {
-		raw := make([]byte, headerSize)
-		if n, err := a.f.ReadAt(raw, 0); n < headerSize {
-			if err == nil || err == io.EOF {
-				return ErrNotArchive
-			}
+		if err := a.unlockHeader(ctx, cred); err != nil {
 			return err
 		}
-		h, err := parseHeader(raw)
-		if err != nil {
-			return err
-		}
-		if a.k, err = h.unlock(ctx, cred, raw); err != nil {
-			return err
-		}
-		a.hdr = h
 	}
 	st, err := a.f.Stat()
 	if err != nil {

@@ -257,8 +257,9 @@ func salvageIndex(ops []*salvOp) (*index, error) {
 	return x, nil
 }
 
-// authenticateRecord reads a whole record and checks every chunk.
-func authenticateRecord(f io.ReaderAt, k *keys, h *header, o *op) error {
+// authenticateRecord reads a whole record and checks every chunk,
+// stopping within 1 MiB once ctx is cancelled.
+func authenticateRecord(ctx context.Context, f io.ReaderAt, k *keys, h *header, o *op) error {
 	s, err := newStream(h.cipher, &k.record, &o.nonce, &h.fileID, o.offset)
 	if err != nil {
 		return err
@@ -266,6 +267,11 @@ func authenticateRecord(f io.ReaderAt, k *keys, h *header, o *op) error {
 	sr := newStreamReader(f, s, o.offset, o.size)
 	defer sr.close()
 	for i := int64(0); i < sr.n; i++ {
+		if i%16 == 15 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if err := sr.load(i); err != nil {
 			if errors.Is(err, ErrDamaged) && sr.n > 1 {
 				return fmt.Errorf("%w (chunk %d of %d)", err, i+1, sr.n)

@@ -211,6 +211,9 @@ func TestRepairPartlyDamagedBase(t *testing.T) {
 	if _, err := s.Verify(t.Context(), nil); err == nil {
 		t.Fatal("Verify of a salvaged archive")
 	}
+	if p2, err := s.Check(t.Context()); err != nil || p2.Keep != p.Keep || !p2.Rebuild {
+		t.Fatalf("Check of the open archive: %+v %v", p2, err)
+	}
 	s.Close()
 
 	rep, err := Repair(t.Context(), path, testKey)

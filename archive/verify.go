@@ -73,7 +73,7 @@ func (a *Archive) Verify(ctx context.Context, progress func(done, total int64)) 
 			}
 			next = o.offset + StreamLen(o.size)
 			r.Records++
-			if err := a.authenticate(o); err != nil {
+			if err := a.authenticate(ctx, o); err != nil {
 				if !errors.Is(err, ErrDamaged) {
 					return err
 				}
@@ -127,4 +127,6 @@ func (a *Archive) Verify(ctx context.Context, progress func(done, total int64)) 
 }
 
 // authenticate reads a whole record and checks every chunk.
-func (a *Archive) authenticate(o *op) error { return authenticateRecord(a.f, a.k, &a.hdr, o) }
+func (a *Archive) authenticate(ctx context.Context, o *op) error {
+	return authenticateRecord(ctx, a.f, a.k, &a.hdr, o)
+}

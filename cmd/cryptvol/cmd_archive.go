@@ -636,6 +636,12 @@ func runArchiveLs(ctx context.Context, a *app, args []string) error {
 		}
 		fmt.Fprintf(a.stdout, "%s %12d %s %s\n", e.Mode, e.Size, e.ModTime.Local().Format("2006-01-02 15:04:05"), e.Name)
 	}
+	if ar.Salvaged() != nil {
+		// Listed from a damaged index: say what a repair would keep
+		// and remove (this reads the whole archive).
+		p, err := ar.Check(ctx)
+		return planDamage(&app{stdin: a.stdin, stdout: a.stderr, stderr: a.stderr}, p, err)
+	}
 	return readDamage(ar, true)
 }
 
@@ -906,7 +912,8 @@ func runArchiveVerify(ctx context.Context, a *app, args []string) error {
 	if errors.Is(err, archive.ErrDamaged) {
 		// The index does not load: say what a repair would keep.
 		fmt.Fprintf(a.stdout, "%s: DAMAGED: %v\n", path, err)
-		return planDamage(ctx, a, path, cred)
+		p, err := archive.Check(ctx, path, cred)
+		return planDamage(a, p, err)
 	}
 	if err != nil {
 		return archiveError(err)
@@ -935,13 +942,13 @@ func runArchiveVerify(ctx context.Context, a *app, args []string) error {
 	if r.Tail > 0 {
 		fmt.Fprintf(a.stdout, "DAMAGED: %s after the last complete commit (commit %d)\n", bytesText(r.Tail), ar.Commits())
 	}
-	return planDamage(ctx, a, path, cred)
+	plan, err := ar.Check(ctx)
+	return planDamage(a, plan, err)
 }
 
-// planDamage prints what a repair would keep and remove, and ends verify
-// with exit 3.
-func planDamage(ctx context.Context, a *app, path string, cred archive.Credentials) error {
-	p, err := archive.Check(ctx, path, cred)
+// planDamage prints what a repair would keep and remove (the plan Check
+// made), and ends the command with exit 3.
+func planDamage(a *app, p *archive.RepairPlan, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return interrupted("stopped before working out what a repair would do")
 	}

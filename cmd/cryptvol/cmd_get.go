@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
 
 func init() {
@@ -144,6 +145,12 @@ func getAll(ctx context.Context, a *app, ffs *fat.FS, jobs []getJob) error {
 			files++
 		}
 	}
+	dirs := map[string]bool{}
+	defer func() {
+		for d := range dirs {
+			atomicfile.SyncDir(d)
+		}
+	}()
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			return interrupted("%d of %d files copied", copied, files)
@@ -154,7 +161,12 @@ func getAll(ctx context.Context, a *app, ffs *fat.FS, jobs []getJob) error {
 			}
 			continue
 		}
-		err := writeAtomically(a, j.dest, func(w io.Writer) error { return copyOut(ctx, ffs, j.src, w) })
+		// Each file's data is synced before its rename; the directories
+		// are synced once at the end.
+		err := atomicfile.Write(j.dest, atomicfile.Options{KeepMode: true, NoDirSync: true, Leftover: a.leftover}, func(w io.Writer) error {
+			return copyOut(ctx, ffs, j.src, w)
+		})
+		dirs[filepath.Dir(j.dest)] = true
 		if errors.Is(err, context.Canceled) {
 			return interrupted("%d of %d files copied; %s partial, removed", copied, files, j.src)
 		}

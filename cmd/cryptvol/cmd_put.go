@@ -88,6 +88,7 @@ type putJob struct {
 	dir       bool
 	size      int64
 	mtime     time.Time
+	old       *fat.FileInfo // the file replaced (--force), if any
 }
 
 func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string, force bool) error {
@@ -202,7 +203,8 @@ func checkPut(ffs *fat.FS, jobs []putJob, force bool) error {
 	sf := ffs.Statfs()
 	cs := int64(sf.ClusterSize)
 	var need, bytes int64
-	for _, j := range jobs {
+	for i := range jobs {
+		j := &jobs[i]
 		st, err := ffs.Stat(j.dest)
 		exists := err == nil
 		if j.dir {
@@ -215,6 +217,15 @@ func checkPut(ffs *fat.FS, jobs []putJob, force bool) error {
 		}
 		if exists && !force {
 			return withCode(exitDestroy, fmt.Errorf("%s exists in the volume (use --force to replace it)", j.dest))
+		}
+		if exists {
+			if st.IsDir() {
+				return withCode(exitDestroy, fmt.Errorf("%s is a directory in the volume", j.dest))
+			}
+			if st.Attributes()&fat.AttrReadOnly != 0 {
+				return withCode(exitDestroy, fmt.Errorf("%s is read-only in the volume: not replaced", j.dest))
+			}
+			j.old = st
 		}
 		if j.size > fatMaxFileSize {
 			return withCode(exitIO, fmt.Errorf("%s is %s: a FAT file holds at most 4 GiB - 1 byte (%d bytes); nothing was written", j.src, humanSize(j.size), int64(fatMaxFileSize)))
@@ -253,6 +264,14 @@ func putFile(ctx context.Context, ffs *fat.FS, j putJob) error {
 	}
 	if err == nil {
 		err = ffs.Chtimes(tmp, j.mtime, j.mtime)
+	}
+	if err == nil && j.old != nil {
+		// A replaced file keeps its attributes and creation time, as it
+		// did when it was rewritten in place.
+		err = ffs.SetAttributes(tmp, j.old.Attributes()|fat.AttrArchive)
+		if err == nil {
+			err = ffs.SetCreateTime(tmp, j.old.CreateTime())
+		}
 	}
 	if err == nil {
 		err = ffs.Rename(tmp, j.dest)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
@@ -58,10 +59,16 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
+// copyBufs recycles copyCtx's buffers: put and get copy thousands of small
+// files, and a fresh 1 MiB buffer each was most of their time.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
+
 // copyCtx copies src to dst in 1 MiB steps, stopping at the next step once
 // ctx is cancelled (with ctx's error).
 func copyCtx(ctx context.Context, dst io.Writer, src io.Reader) (int64, error) {
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
 	// Hide ReaderFrom/WriterTo so the copy goes through this buffer and
 	// this reader, whatever the two sides are.
-	return io.CopyBuffer(struct{ io.Writer }{dst}, ctxReader{ctx, src}, make([]byte, 1<<20))
+	return io.CopyBuffer(struct{ io.Writer }{dst}, ctxReader{ctx, src}, *buf)
 }

@@ -157,14 +157,14 @@ func tempOf(dir string, min int64) string {
 func TestKilledExportLeavesNoPlaintext(t *testing.T) {
 	needCLI(t)
 	work := t.TempDir()
-	vol, creds := volumeWith(t, work, "512M")
+	vol, creds := volumeWith(t, work, "256M")
 	src := filepath.Join(work, "marked.bin")
 	mark := marked(t, src, 8<<20)
 	cryptvolCmd(t, nil, append([]string{"put", vol, src, "/marked.bin"}, creds...)...)
 	out := t.TempDir()
 	img := filepath.Join(out, "plain.img")
 
-	killDuring(t, out, 32<<20, append([]string{"export", vol, img}, creds...)...)
+	killDuring(t, out, 16<<20, append([]string{"export", vol, img}, creds...)...)
 	left := findPlaintext(t, out, mark, "")
 	if len(left) == 0 || tempOf(out, 0) == "" {
 		t.Fatalf("the killed export left no decrypted temporary file (%v): the test did not kill it half-way", left)
@@ -219,7 +219,7 @@ func TestKilledCompactIsCleanedUp(t *testing.T) {
 	os.WriteFile(key, kb, 0o600)
 	files := filepath.Join(t.TempDir(), "files")
 	os.Mkdir(files, 0o755)
-	for i := 0; i < 60; i++ {
+	for i := 0; i < 40; i++ {
 		b := make([]byte, 4<<20)
 		rand.Read(b)
 		os.WriteFile(filepath.Join(files, fmt.Sprintf("f%02d", i)), b, 0o644)

@@ -79,10 +79,9 @@ func run(args []string, a *app) int {
 		return exitOK
 	}
 	code := exitCodeFor(err)
-	var ce *cliError
-	if code == exitCancelled && !errors.As(err, &ce) {
+	if errors.Is(err, context.Canceled) && !strings.HasPrefix(err.Error(), "interrupted") {
 		// A command that says nothing more: never "context canceled".
-		err = errors.New("interrupted")
+		code, err = exitCancelled, errors.New("interrupted")
 	}
 	fmt.Fprintf(a.stderr, "cryptvol %s: %v\n", name, err)
 	if code == exitUsage {

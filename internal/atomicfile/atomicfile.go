@@ -27,6 +27,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"sync"
 )
 
 // Options choose the new file's mode and where leftovers are reported.
@@ -45,6 +46,10 @@ type Options struct {
 	// NoSync skips the fsyncs of Rename: for tests and throw-away files
 	// only, as a crash may then leave an empty or partial destination.
 	NoSync bool
+	// NoDirSync skips only the directory's fsync after the rename, for a
+	// writer of many files that calls SyncDir once at the end: a crash
+	// before that may lose renames, never leave a partial file.
+	NoDirSync bool
 }
 
 // File is a temporary file that becomes the destination on Commit. Until
@@ -56,6 +61,7 @@ type File struct {
 	tmp, dest string // names relative to root
 	perm      fs.FileMode
 	noSync    bool
+	noDirSync bool
 	owner     *owner // of the file replaced, kept where possible
 	unlock    func()
 	renamed   bool
@@ -95,12 +101,14 @@ func CreateIn(root *os.Root, name string, o Options) (*File, error) {
 
 func create(root *os.Root, dest string, o Options) (*File, error) {
 	dir := filepath.Dir(dest)
-	for _, l := range sweep(root, dir) {
-		if o.Leftover != nil {
-			o.Leftover(l)
+	if firstVisit(root, dir) {
+		for _, l := range sweep(root, dir) {
+			if o.Leftover != nil {
+				o.Leftover(l)
+			}
 		}
 	}
-	f := &File{root: root, dest: dest, perm: o.Perm, noSync: o.NoSync}
+	f := &File{root: root, dest: dest, perm: o.Perm, noSync: o.NoSync, noDirSync: o.NoDirSync}
 	if f.perm == 0 {
 		f.perm = 0o600
 	}
@@ -138,6 +146,21 @@ func create(root *os.Root, dest string, o Options) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// swept holds the directories this process has swept: once is enough (a
+// leftover is a killed process's, and that was before this one looked),
+// and copying a thousand files into one directory must not read it a
+// thousand times.
+var swept sync.Map
+
+func firstVisit(root *os.Root, dir string) bool {
+	key := filepath.Join(root.Name(), dir)
+	if abs, err := filepath.Abs(key); err == nil {
+		key = abs
+	}
+	_, seen := swept.LoadOrStore(key, true)
+	return !seen
 }
 
 // TempName is the temporary file's name relative to its root: the
@@ -207,10 +230,20 @@ func (f *File) rename() error {
 		return err
 	}
 	f.renamed = true
-	if f.noSync {
+	if f.noSync || f.noDirSync {
 		return nil
 	}
 	return syncDir(f.root, filepath.Dir(f.dest))
+}
+
+// SyncDir makes the renames into directory dir durable (see NoDirSync).
+func SyncDir(dir string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return syncDir(root, ".")
 }
 
 // Renamed reports whether the file has become the destination.
