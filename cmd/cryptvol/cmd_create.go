@@ -349,6 +349,7 @@ func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFl
 			fmt.Fprintf(a.stdout, "Done: 100.000%%  Speed: %s/s  Left: 0 s\n", progress.FormatRate(speed))
 		}
 		if hdrTmp != nil {
+			hdr.Close() // Windows renames no open file
 			if err := hdrTmp.Commit(); err != nil {
 				return err
 			}
