@@ -215,7 +215,7 @@ func Open(ctx context.Context, path string, cred Credentials, o *OpenOptions) (*
 		return nil, err
 	}
 	a := &Archive{path: path, f: f, readOnly: o.ReadOnly, noSync: o.NoSync, threads: o.Threads, warn: o.Warn}
-	for _, l := range atomicfile.Sweep(filepath.Dir(path)) {
+	for _, l := range atomicfile.SweepOnce(filepath.Dir(path)) {
 		a.leftover(l)
 	}
 	if !o.ReadOnly {

@@ -237,3 +237,20 @@ func TestCreateInRoot(t *testing.T) {
 		t.Fatal("a name outside the root was accepted")
 	}
 }
+
+// SweepOnce sweeps a directory the first time only.
+func TestSweepOnce(t *testing.T) {
+	dir := t.TempDir()
+	n := ".x.cryptvol-" + strconv.Itoa(os.Getpid()) + "-zzzz-0123456789abcdef.tmp"
+	os.WriteFile(filepath.Join(dir, n), []byte("s"), 0o600)
+	if ls := SweepOnce(dir); len(ls) != 1 {
+		t.Fatalf("first sweep: %+v", ls)
+	}
+	os.WriteFile(filepath.Join(dir, n), []byte("s"), 0o600)
+	if ls := SweepOnce(dir); len(ls) != 0 {
+		t.Fatalf("second sweep: %+v", ls)
+	}
+	if ls := Sweep(dir); len(ls) != 1 {
+		t.Fatalf("Sweep after SweepOnce: %+v", ls)
+	}
+}

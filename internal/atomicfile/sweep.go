@@ -39,6 +39,22 @@ func Sweep(dir string) []Leftover {
 	return sweep(root, ".")
 }
 
+// SweepOnce is Sweep the first time this process asks for dir, and
+// nothing after: for callers that open files in a directory again and
+// again (a server opening an archive per request), where reading a large
+// directory each time would cost more than the open.
+func SweepOnce(dir string) []Leftover {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil
+	}
+	defer root.Close()
+	if !firstVisit(root, ".") {
+		return nil
+	}
+	return sweep(root, ".")
+}
+
 // SweepIn is Sweep for the directory dir (relative) inside root.
 func SweepIn(root *os.Root, dir string) []Leftover {
 	return sweep(root, filepath.FromSlash(dir))
