@@ -96,6 +96,15 @@ func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string
 	if err != nil {
 		return err
 	}
+	// Leftovers of killed puts first: they hold clusters the check below
+	// counts as used.
+	swept := map[string]bool{}
+	for _, j := range jobs {
+		if d := path.Dir(j.dest); !j.dir && !swept[d] {
+			swept[d] = true
+			sweepVolumeDir(a, ffs, d)
+		}
+	}
 	if err := checkPut(ffs, jobs, force); err != nil {
 		return err
 	}
@@ -105,7 +114,6 @@ func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string
 			files++
 		}
 	}
-	swept := map[string]bool{}
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			return interrupted("%d of %d files copied", copied, files)
@@ -115,10 +123,6 @@ func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string
 				return fatError(err)
 			}
 			continue
-		}
-		if d := path.Dir(j.dest); !swept[d] {
-			swept[d] = true
-			sweepVolumeDir(a, ffs, d)
 		}
 		err := putFile(ctx, ffs, j)
 		if errors.Is(err, context.Canceled) {
