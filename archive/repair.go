@@ -122,7 +122,14 @@ func (a *Archive) plan(ctx context.Context) (*RepairPlan, error) {
 	}
 	p.LostCommits, p.PartCommits, p.Recovered = s.lost, s.partial, s.unauth
 	p.Tail = size - s.end
-	for _, o := range s.members() {
+	all := s.members()
+	if intact != nil && p.KeptCommit == p.FromCommit && sameMembers(intact.idx, all) {
+		// The newest index loads and names exactly what the salvage
+		// found: the unreadable segments were superseded ones (Verify's
+		// problems name them), and nothing is lost through them.
+		p.LostCommits, p.PartCommits = nil, nil
+	}
+	for _, o := range all {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -143,7 +150,7 @@ func (a *Archive) plan(ctx context.Context) (*RepairPlan, error) {
 	if intact != nil && len(p.Problems) == 0 && len(p.Lost) == 0 && len(p.Recovered) == 0 && sameMembers(intact.idx, p.keep) {
 		p.TruncateAt = intact.end()
 		p.Dropped = size - p.TruncateAt
-		p.Sound = p.Dropped == 0 && len(p.LostCommits) == 0 && len(p.PartCommits) == 0
+		p.Sound = p.Dropped == 0
 		return p, nil
 	}
 	p.Rebuild = true

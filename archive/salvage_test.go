@@ -270,3 +270,37 @@ func TestCompactKeepsMode(t *testing.T) {
 		t.Fatalf("mode after repair %v, want 0640", st.Mode())
 	}
 }
+
+// A damaged segment that a later base superseded loses nothing: Check
+// keeps every member and names no lost commit; Repair rewrites the file,
+// which then verifies.
+func TestRepairSupersededSegment(t *testing.T) {
+	a, path := newTestArchive(t, nil)
+	want := map[string][]byte{"first": []byte("first")}
+	mustAdd(t, a, "first", want["first"])
+	mustCommit(t, a)
+	old := a.last
+	for i := 0; i < 10; i++ {
+		want[name(i)] = content(uint64(i), 300)
+		mustAdd(t, a, name(i), want[name(i)])
+	}
+	mustCommit(t, a)
+	if !a.last.isBase() {
+		t.Fatal("fixture: the second commit is not a base")
+	}
+	a.Close()
+	raw, _ := os.ReadFile(path)
+	raw[old.segOff+2] ^= 1
+	os.WriteFile(path, raw, 0o600)
+	p, err := Check(t.Context(), path, testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Rebuild || p.Keep != 11 || len(p.Lost) != 0 || len(p.LostCommits)+len(p.PartCommits) != 0 || len(p.Problems) == 0 {
+		t.Fatalf("plan %+v", p)
+	}
+	if _, err := Repair(t.Context(), path, testKey); err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, path, want)
+}
