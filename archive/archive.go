@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
 
 // file is what an archive needs of its backing file; *os.File has it.
@@ -46,6 +48,7 @@ type Archive struct {
 	noSync   bool
 	threads  int
 	unlock   func()
+	warn     func(string)
 
 	hdr    header
 	k      *keys
@@ -55,8 +58,9 @@ type Archive struct {
 	lastAt int64  // its offset
 	tail   int64  // bytes after the newest commit, found at Open
 
-	batch  *batch
-	broken error // set when a commit failed half-way
+	batch    *batch
+	broken   error     // set when a commit failed half-way
+	salvaged *Salvaged // set when opened from the readable parts of a damaged index
 }
 
 // run is one index segment on the chain Open walks.
@@ -90,6 +94,15 @@ type OpenOptions struct {
 	NoSync bool
 	// Threads is how many cores Walk decrypts on; 0 means GOMAXPROCS.
 	Threads int
+	// Salvage (with ReadOnly): if the index does not load because it is
+	// damaged, open the archive anyway with the members the readable
+	// parts of the index name (see Check), reporting how through
+	// Salvaged. Members whose records are damaged fail when read.
+	Salvage bool
+	// Warn, if set, hears about the temporary files of interrupted runs
+	// (a killed Compact) that Open and Compact find beside the archive:
+	// removed when their process is gone, else left alone and reported.
+	Warn func(msg string)
 }
 
 // Create makes a new, empty archive at path, which must not exist.
@@ -201,7 +214,10 @@ func Open(ctx context.Context, path string, cred Credentials, o *OpenOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	a := &Archive{path: path, f: f, readOnly: o.ReadOnly, noSync: o.NoSync, threads: o.Threads}
+	a := &Archive{path: path, f: f, readOnly: o.ReadOnly, noSync: o.NoSync, threads: o.Threads, warn: o.Warn}
+	for _, l := range atomicfile.SweepOnce(filepath.Dir(path)) {
+		a.leftover(l)
+	}
 	if !o.ReadOnly {
 		if a.unlock, err = lockFile(f); err != nil {
 			f.Close()
@@ -209,8 +225,14 @@ func Open(ctx context.Context, path string, cred Credentials, o *OpenOptions) (*
 		}
 	}
 	if err := a.load(ctx, cred, false); err != nil {
-		a.closeFiles()
-		return nil, err
+		if !(o.Salvage && o.ReadOnly && errors.Is(err, ErrDamaged)) {
+			a.closeFiles()
+			return nil, err
+		}
+		if serr := a.openSalvaged(ctx, cred); serr != nil {
+			a.closeFiles()
+			return nil, err
+		}
 	}
 	return a, nil
 }
@@ -218,6 +240,14 @@ func Open(ctx context.Context, path string, cred Credentials, o *OpenOptions) (*
 // load reads the header and the live index. With rollback, a newest commit
 // whose index does not load is passed over for the one before it.
 func (a *Archive) load(ctx context.Context, cred Credentials, rollback bool) error {
+	if err := a.unlockHeader(ctx, cred); err != nil {
+		return err
+	}
+	return a.loadIndex(ctx, rollback)
+}
+
+// unlockHeader reads the header and derives the keys from cred.
+func (a *Archive) unlockHeader(ctx context.Context, cred Credentials) error {
 	raw := make([]byte, headerSize)
 	if n, err := a.f.ReadAt(raw, 0); n < headerSize {
 		if err == nil || err == io.EOF {
@@ -234,6 +264,12 @@ func (a *Archive) load(ctx context.Context, cred Credentials, rollback bool) err
 		return err
 	}
 	a.hdr, a.k = h, k
+	return nil
+}
+
+// loadIndex reads the live index, the header being unlocked.
+func (a *Archive) loadIndex(ctx context.Context, rollback bool) error {
+	h, k := a.hdr, a.k
 	st, err := a.f.Stat()
 	if err != nil {
 		return err
@@ -292,6 +328,13 @@ func (a *Archive) closeFiles() error {
 	}
 	a.retired = nil
 	return err
+}
+
+// leftover reports what a sweep for killed runs' files found.
+func (a *Archive) leftover(l atomicfile.Leftover) {
+	if a.warn != nil {
+		a.warn(l.String())
+	}
 }
 
 // usable reports why the archive cannot be used, if it cannot.

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
 
 // CompactStats says what Compact did.
@@ -22,12 +22,15 @@ type CompactStats struct {
 // the archive, so removed and replaced members and superseded index
 // segments stop taking space. The new file gets a new file ID, so every
 // record is encrypted again (records are bound to their file and offset);
-// the password or key file stays the same. Until the rename the old file
-// is untouched, and a crash leaves at worst a stray temporary file beside
-// it. Readers of the old file (an open Member, a Walk under way) go on
-// reading it, except on Windows, which cannot rename over an open file:
-// there the old file is closed first and such readers get an error.
-// progress, if not nil, is called with the bytes copied so far.
+// the password or key file stays the same, and so do the file's mode and
+// (where the process may set it) owner. Until the rename the old file is
+// untouched; the new one is written beside it under a name that says which
+// process writes it (see internal/atomicfile), and is removed if anything
+// fails, or by the next Open or Compact if the process was killed.
+// Readers of the old file (an open Member, a Walk under way) go on reading
+// it, except on Windows, which cannot rename over an open file: there the
+// old file is closed first and such readers get an error. progress, if
+// not nil, is called with the bytes copied so far.
 func (a *Archive) Compact(ctx context.Context, progress func(done, total int64)) (CompactStats, error) {
 	a.wmu.Lock()
 	defer a.wmu.Unlock()
@@ -44,18 +47,13 @@ func (a *Archive) Compact(ctx context.Context, progress func(done, total int64))
 	a.discardBatch()
 	st.BytesBefore = a.end() + a.tail
 
-	tmp, err := os.CreateTemp(filepath.Dir(a.path), "."+filepath.Base(a.path)+".compact-*")
+	tf, err := atomicfile.Create(a.path, atomicfile.Options{KeepMode: true, NoSync: a.noSync, Leftover: a.leftover})
 	if err != nil {
 		return st, err
 	}
+	defer tf.Discard()
 	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	unlock, err := lockFile(tmp)
+	unlock, err := lockFile(tf.File)
 	if err != nil {
 		return st, err
 	}
@@ -64,53 +62,111 @@ func (a *Archive) Compact(ctx context.Context, progress func(done, total int64))
 			unlock()
 		}
 	}()
-
-	na := &Archive{path: a.path, f: tmp, noSync: a.noSync, hdr: a.hdr, k: a.k, idx: newIndex()}
-	rand.Read(na.hdr.fileID[:])
-	if _, err := tmp.WriteAt(na.hdr.marshal(a.k), 0); err != nil {
+	nb, err := a.writeBase(ctx, tf.File, a.idx, progress)
+	if err != nil {
 		return st, err
 	}
+	if replaceByReopening {
+		// Windows: close everything, rename, open again (replace.go).
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if err := a.reopenReplace(tf, unlock); err != nil {
+			return st, err
+		}
+		ok = true
+	} else {
+		err := tf.Rename()
+		if !tf.Renamed() {
+			return st, err
+		}
+		ok = true
+		tmp := tf.Release()
+
+		// Switch to the new file; the old one stays open for Members
+		// reading it.
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if err != nil {
+			// The rename happened; what remains is its durability.
+			a.broken = fmt.Errorf("%w: compacted, but syncing the directory failed: %v", ErrClosed, err)
+		}
+		if a.unlock != nil {
+			a.unlock()
+		}
+		a.retired = append(a.retired, a.f)
+		a.f, a.unlock = tmp, unlock
+	}
+	a.hdr = nb.hdr
+	a.idx = nb.idx
+	a.runs = []run{{at: nb.at, segLen: nb.ft.segLen, firstGen: 1, gen: 1}}
+	a.last, a.lastAt, a.tail = nb.ft, nb.at, 0
+	st.Members = a.idx.live
+	st.BytesAfter = a.end()
+	return st, nil
+}
+
+// newBase is a file writeBase wrote: its header, index and one commit.
+type newBase struct {
+	hdr header
+	idx *index
+	ft  footer
+	at  int64
+}
+
+// writeBase writes to f a new archive file holding the live members of idx,
+// whose records it reads from a's file: the header with a new file ID,
+// every record encrypted again, and one commit whose segment is a base. It
+// syncs f unless a is NoSync.
+func (a *Archive) writeBase(ctx context.Context, f file, idx *index, progress func(done, total int64)) (*newBase, error) {
+	na := &Archive{f: f, noSync: a.noSync, hdr: a.hdr, k: a.k, idx: newIndex()}
+	rand.Read(na.hdr.fileID[:])
+	if _, err := f.WriteAt(na.hdr.marshal(a.k), 0); err != nil {
+		return nil, err
+	}
 	pos := int64(headerSize)
-	bw := bufio.NewWriterSize(countingWriter{tmp, &pos}, 1<<20)
+	bw := bufio.NewWriterSize(countingWriter{f, &pos}, 1<<20)
 	var total, done int64
-	for i := range a.idx.ents {
-		if e := &a.idx.ents[i]; !e.dead && e.kind == opFile {
+	for i := range idx.ents {
+		if e := &idx.ents[i]; !e.dead && e.kind == opFile {
 			total += e.size
 		}
 	}
-	for i := range a.idx.ents {
-		e := a.idx.ents[i]
+	for i := range idx.ents {
+		e := idx.ents[i]
 		if e.dead {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return st, err
+			return nil, err
 		}
-		o := op{kind: e.kind, gen: 1, name: a.idx.nameOf(&e), mode: e.mode, mtime: e.mtime}
+		o := op{kind: e.kind, gen: 1, name: idx.nameOf(&e), mode: e.mode, mtime: e.mtime}
 		if e.kind == opFile {
 			in, err := newStream(a.hdr.cipher, &a.k.record, &e.nonce, &a.hdr.fileID, e.offset)
 			if err != nil {
-				return st, err
+				return nil, err
 			}
 			sr := newStreamReader(a.f, in, e.offset, e.size)
 			o.offset = pos + int64(bw.Buffered())
 			rand.Read(o.nonce[:])
 			out, err := newStream(a.hdr.cipher, &a.k.record, &o.nonce, &na.hdr.fileID, o.offset)
 			if err != nil {
-				return st, err
+				return nil, err
 			}
 			sw := newStreamWriter(bw, out)
-			_, err = io.Copy(sw, sr)
+			_, err = io.Copy(sw, ctxReader{ctx, sr})
 			sr.close()
 			n, cerr := sw.Close()
 			if err == nil {
 				err = cerr
 			}
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, err
+			}
 			if err != nil {
-				return st, memberError(string(o.name), err)
+				return nil, memberError(string(o.name), err)
 			}
 			if n != e.size {
-				return st, fmt.Errorf("%w: %s: record holds %d bytes, the index says %d", ErrDamaged, o.name, n, e.size)
+				return nil, fmt.Errorf("%w: %s: record holds %d bytes, the index says %d", ErrDamaged, o.name, n, e.size)
 			}
 			o.size = n
 			done += n
@@ -119,14 +175,14 @@ func (a *Archive) Compact(ctx context.Context, progress func(done, total int64))
 			}
 		}
 		if err := na.idx.put(&o); err != nil {
-			return st, err
+			return nil, err
 		}
 	}
 	ft := footer{gen: 1, firstGen: 1, segOff: pos + int64(bw.Buffered()), live: uint64(na.idx.live)}
 	rand.Read(ft.segNonce[:])
 	s, err := newStream(a.hdr.cipher, &a.k.index, &ft.segNonce, &na.hdr.fileID, ft.segOff)
 	if err != nil {
-		return st, err
+		return nil, err
 	}
 	sw := newStreamWriter(bw, s)
 	err = na.writeRun(sw, 1, true)
@@ -138,52 +194,31 @@ func (a *Archive) Compact(ctx context.Context, progress func(done, total int64))
 		err = bw.Flush()
 	}
 	if err != nil {
-		return st, err
+		return nil, err
 	}
 	ft.segLen = n
 	at := pos
-	if _, err := tmp.WriteAt(ft.marshal(a.k, &na.hdr.fileID, at), at); err != nil {
-		return st, err
+	if _, err := f.WriteAt(ft.marshal(a.k, &na.hdr.fileID, at), at); err != nil {
+		return nil, err
 	}
 	if !a.noSync {
-		if err := tmp.Sync(); err != nil {
-			return st, err
+		if err := f.Sync(); err != nil {
+			return nil, err
 		}
 	}
-	if replaceByReopening {
-		// Windows: close everything, rename, open again (replace.go).
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		if err := a.reopenReplace(tmp, unlock); err != nil {
-			return st, err
-		}
-		ok = true
-	} else {
-		if err := os.Rename(tmp.Name(), a.path); err != nil {
-			return st, err
-		}
-		ok = true
-		dirErr := syncDir(a.path, a.noSync)
+	return &newBase{hdr: na.hdr, idx: na.idx, ft: ft, at: at}, nil
+}
 
-		// Switch to the new file; the old one stays open for Members
-		// reading it.
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		if dirErr != nil {
-			// The rename happened; what remains is its durability.
-			a.broken = fmt.Errorf("%w: compacted, but syncing the directory failed: %v", ErrClosed, dirErr)
-		}
-		if a.unlock != nil {
-			a.unlock()
-		}
-		a.retired = append(a.retired, a.f)
-		a.f, a.unlock = tmp, unlock
+// ctxReader stops a copy at its next read once ctx is cancelled, so that a
+// large member does not hold up an interrupt.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
 	}
-	a.hdr = na.hdr
-	a.idx = na.idx
-	a.runs = []run{{at: at, segLen: ft.segLen, firstGen: 1, gen: 1}}
-	a.last, a.lastAt, a.tail = ft, at, 0
-	st.Members = a.idx.live
-	st.BytesAfter = a.end()
-	return st, nil
+	return c.r.Read(p)
 }

@@ -61,14 +61,24 @@ func (f *footer) marshal(k *keys, fileID *[16]byte, at int64) []byte {
 // at, and checks that its pointers are possible. It reports false for
 // anything else: a torn write, random data, a footer moved from elsewhere.
 func parseFooter(b []byte, k *keys, fileID *[16]byte, at int64) (footer, bool) {
-	var f footer
 	if len(b) < footerSize || string(b[:8]) != footerMagic {
-		return f, false
+		return footer{}, false
 	}
 	if !hmac.Equal(footerMAC(k, fileID, at, b), b[footerMACAt:footerSize]) {
-		return f, false
+		return footer{}, false
 	}
+	f := decodeFooter(b)
+	return f, f.plausible(at)
+}
+
+// decodeFooter reads the fields of footer bytes b (at least looseFooterLen
+// of them; missing ones read as zero).
+func decodeFooter(b []byte) footer {
+	var full [footerSize]byte
+	copy(full[:], b)
+	b = full[:]
 	be := binary.BigEndian
+	var f footer
 	f.gen = be.Uint64(b[8:])
 	f.prevCommit = int64(be.Uint64(b[16:]))
 	f.prevRun = int64(be.Uint64(b[24:]))
@@ -77,12 +87,20 @@ func parseFooter(b []byte, k *keys, fileID *[16]byte, at int64) (footer, bool) {
 	f.segLen = int64(be.Uint64(b[48:]))
 	copy(f.segNonce[:], b[56:72])
 	f.live = be.Uint64(b[72:])
-	ok := f.gen >= 1 && f.firstGen >= 1 && f.firstGen <= f.gen &&
+	return f
+}
+
+// plausible checks the footer's pointers for one at offset at.
+func (f *footer) plausible(at int64) bool {
+	return f.gen >= 1 && f.firstGen >= 1 && f.firstGen <= f.gen &&
 		f.segOff >= headerSize && f.segLen >= 0 && f.segLen < maxStreamPlain &&
 		f.segOff+StreamLen(f.segLen) == at &&
 		(f.gen == 1) == (f.prevCommit == 0) &&
 		(f.prevCommit == 0 || (f.prevCommit >= headerSize && f.prevCommit+footerSize <= f.segOff)) &&
 		(f.firstGen == 1) == (f.prevRun == 0) &&
 		(f.prevRun == 0 || (f.prevRun >= headerSize && f.prevRun <= f.prevCommit))
-	return f, ok
 }
+
+// looseFooterLen is how much of a footer salvage needs: every field up to
+// and including the segment's nonce.
+const looseFooterLen = 72

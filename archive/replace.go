@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
 
 // replaceByReopening says whether Compact must close the archive's files
@@ -14,17 +16,19 @@ import (
 var replaceByReopening = runtime.GOOS == "windows"
 
 // reopenReplace is Compact's rename where the files must be closed first:
-// it closes tmp (releasing its lock) and every handle on the archive
-// (readers still using one get an error), renames tmp over the archive,
-// and opens and locks whichever file is then at the path -- the new one,
-// or the old one again if the rename failed. a.mu must be held. The
-// returned error is the rename's; if the file cannot be opened again the
-// archive is marked broken.
-func (a *Archive) reopenReplace(tmp *os.File, unlockTmp func()) error {
+// it releases tmp's lock, closes every handle on the archive (readers
+// still using one get an error), closes tmp and renames it over the
+// archive, and opens and locks whichever file is then at the path -- the
+// new one, or the old one again if the rename failed. a.mu must be held.
+// The returned error is the rename's; if the file cannot be opened again
+// the archive is marked broken.
+func (a *Archive) reopenReplace(tmp *atomicfile.File, unlockTmp func()) error {
 	unlockTmp()
-	tmp.Close()
 	a.closeFiles()
-	renameErr := os.Rename(tmp.Name(), a.path)
+	renameErr := tmp.CloseAndRename()
+	if tmp.Renamed() {
+		renameErr = nil // only the directory sync failed: the data is there
+	}
 	f, err := os.OpenFile(a.path, os.O_RDWR, 0)
 	if err == nil {
 		if a.unlock, err = lockFile(f); err != nil {

@@ -60,6 +60,10 @@ type opReader struct {
 	buf []byte // undecoded bytes are buf[pos:]
 	pos int
 	eof bool
+	// err is a read error (a chunk that does not authenticate): the
+	// operations wholly before it are still decoded, for salvage, and
+	// then next returns it.
+	err error
 }
 
 // newOpReader reads a segment of plaintext length size from r.
@@ -79,7 +83,7 @@ func (or *opReader) fill() error {
 		if err == io.EOF {
 			or.eof = true
 		} else if err != nil {
-			return err
+			or.err, or.eof = err, true
 		}
 	}
 	return nil
@@ -95,8 +99,23 @@ func (or *opReader) next(o *op) error {
 	}
 	b := or.buf[or.pos:]
 	if len(b) == 0 {
+		if or.err != nil {
+			return or.err
+		}
 		return io.EOF
 	}
+	if or.err != nil {
+		// Only an operation that is whole before the failed read counts.
+		if err := or.decode(b, o); err != nil {
+			return or.err
+		}
+		return nil
+	}
+	return or.decode(b, o)
+}
+
+// decode decodes the operation at the start of b, the undecoded bytes.
+func (or *opReader) decode(b []byte, o *op) error {
 	i := 0
 	uv := func() (uint64, bool) {
 		v, n := binary.Uvarint(b[i:])

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 )
 
 // Report is what Verify found.
@@ -37,6 +36,9 @@ func (a *Archive) Verify(ctx context.Context, progress func(done, total int64)) 
 	r := Report{Members: a.idx.live, Tail: a.tail, FileSize: a.end() + a.tail}
 	if err := a.usable(); err != nil {
 		return r, err
+	}
+	if a.salvaged != nil {
+		return r, fmt.Errorf("%w: the index does not load (opened from what can be salvaged): use Check", ErrDamaged)
 	}
 	problem := func(format string, args ...any) {
 		if len(r.Problems) < maxProblems {
@@ -71,7 +73,7 @@ func (a *Archive) Verify(ctx context.Context, progress func(done, total int64)) 
 			}
 			next = o.offset + StreamLen(o.size)
 			r.Records++
-			if err := a.authenticate(o); err != nil {
+			if err := a.authenticate(ctx, o); err != nil {
 				if !errors.Is(err, ErrDamaged) {
 					return err
 				}
@@ -125,63 +127,6 @@ func (a *Archive) Verify(ctx context.Context, progress func(done, total int64)) 
 }
 
 // authenticate reads a whole record and checks every chunk.
-func (a *Archive) authenticate(o *op) error {
-	s, err := newStream(a.hdr.cipher, &a.k.record, &o.nonce, &a.hdr.fileID, o.offset)
-	if err != nil {
-		return err
-	}
-	sr := newStreamReader(a.f, s, o.offset, o.size)
-	defer sr.close()
-	for i := int64(0); i < sr.n; i++ {
-		if err := sr.load(i); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// RepairReport says what Repair cut off.
-type RepairReport struct {
-	Truncated  int64  // bytes removed from the end of the file
-	FromCommit uint64 // the newest commit found intact before repair (0 if none)
-	KeptCommit uint64 // the commit the archive now ends with
-	Members    int
-}
-
-// Repair makes the file end with its newest commit whose index loads:
-// normally it cuts off the torn tail of an interrupted append; if the
-// newest commit's index is damaged, it rolls back to the one before (and
-// those commits' changes are lost). Damage inside older records is not
-// repairable here: remove the members Verify names, then Compact.
-func Repair(ctx context.Context, path string, cred Credentials) (RepairReport, error) {
-	var rep RepairReport
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return rep, err
-	}
-	a := &Archive{path: path, f: f}
-	defer a.closeFiles()
-	if a.unlock, err = lockFile(f); err != nil {
-		return rep, err
-	}
-	if err := a.load(ctx, cred, true); err != nil {
-		return rep, err
-	}
-	defer a.k.wipe()
-	st, err := f.Stat()
-	if err != nil {
-		return rep, err
-	}
-	if _, newest, err := findFooter(f, a.k, &a.hdr.fileID, st.Size()); err == nil {
-		rep.FromCommit = newest.gen
-	}
-	rep.KeptCommit, rep.Members = a.last.gen, a.idx.live
-	rep.Truncated = st.Size() - a.end()
-	if rep.Truncated == 0 {
-		return rep, nil
-	}
-	if err := f.Truncate(a.end()); err != nil {
-		return rep, err
-	}
-	return rep, f.Sync()
+func (a *Archive) authenticate(ctx context.Context, o *op) error {
+	return authenticateRecord(ctx, a.f, a.k, &a.hdr, o)
 }

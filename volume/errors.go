@@ -1,6 +1,9 @@
 package volume
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors; drivers wrap them with detail and callers test them with
 // errors.Is. The CLI maps them to its documented exit codes.
@@ -21,6 +24,9 @@ var (
 	ErrProtected = errors.New("write refused: it would overwrite the protected hidden volume")
 	// ErrOutOfRange: an access beyond the end of the data area.
 	ErrOutOfRange = errors.New("access beyond the end of the volume")
+	// ErrTruncated: a container file shorter than its data area, opened
+	// for writing (it wraps ErrDamaged).
+	ErrTruncated = fmt.Errorf("%w: truncated container", ErrDamaged)
 	// ErrExists: a create that would overwrite an existing file.
 	ErrExists = errors.New("file exists")
 )

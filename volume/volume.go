@@ -42,8 +42,13 @@ func newVolume(dev Device, u *Unlocked, o Options) (*Volume, error) {
 	if ss <= 0 || scratchSize%ss != 0 || u.DataSize%int64(ss) != 0 || u.DataOffset < 0 {
 		return nil, fmt.Errorf("%w: inconsistent data area (sector %d, size %d)", ErrDamaged, ss, u.DataSize)
 	}
-	if u.DataOffset+u.DataSize > dev.Size() {
-		o.warn(fmt.Sprintf("the data area ends %d bytes beyond the end of the file: the container is truncated", u.DataOffset+u.DataSize-dev.Size()))
+	if short := u.DataOffset + u.DataSize - dev.Size(); short > 0 {
+		if !o.ReadOnly && !u.ReadOnly {
+			// A write beyond the end would grow the file with sectors
+			// that are not the volume's: refuse before touching it.
+			return nil, fmt.Errorf("%w: the file is %d bytes, %d short of the end of its data area (it was cut short); refusing to write to it (reading still works)", ErrTruncated, dev.Size(), short)
+		}
+		o.warn(fmt.Sprintf("the data area ends %d bytes beyond the end of the file: the container is truncated", short))
 	}
 	v := &Volume{
 		dev:      dev,

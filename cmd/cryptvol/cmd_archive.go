@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cryptvol/cryptvol/archive"
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
 
 // `cryptvol archive SUBCOMMAND ARCHIVE ...`: the encrypted append-only
@@ -54,8 +55,8 @@ Subcommands:
   cat ARCHIVE MEMBER...           write members to standard output
   rm ARCHIVE MEMBER... [-r]       remove members (their space returns at compact)
   compact ARCHIVE                 rewrite the live members into a new file
-  verify ARCHIVE [--repair]       authenticate every byte; --repair cuts off an
-                                  interrupted append
+  verify ARCHIVE [--repair]       authenticate every byte, say what a repair
+                                  would keep and remove; --repair does it
 
 Credentials: --password-file FILE (first line; - = stdin), -p PASSWORD, a
 prompt on a terminal, or -k/--keyfile FILE (32 bytes to 1 MiB of random
@@ -104,7 +105,10 @@ Example:
 	"ls": {name: "archive ls", usage: `Usage: cryptvol archive ls ARCHIVE [-l] [credentials]
 
 Lists the members in the order they were added; -l adds mode, size and
-modification time.
+modification time. On a damaged archive it lists what the readable parts
+of the index name and exits 3; so it does when the file ends with bytes
+that are not a complete commit (an interrupted append, or a file cut
+short), saying whether they hold a commit 'verify --repair' can recover.
 
 Example:
   cryptvol archive ls thumbs.cva -l -k thumbs.key
@@ -114,9 +118,10 @@ Example:
 Extracts the MEMBERs (a directory member with everything under it), or the
 whole archive, below DIR (default: the current directory), recreating their
 paths. Every byte is authenticated before it is kept: each file is written to
-a temporary name and renamed when complete. Existing files are kept (exit 5,
-before anything is written) unless --force. Member names that would leave
-DIR are refused.
+a temporary name beside it and renamed when complete. A member that does not
+authenticate is reported and skipped, the others are extracted, and the exit
+status is then 3. Existing files are kept (exit 5, before anything is
+written) unless --force. Member names that would leave DIR are refused.
 
 Example:
   cryptvol archive get thumbs.cva -C restored -k thumbs.key
@@ -144,8 +149,10 @@ Example:
 
 Rewrites the live members into a new file beside the archive and renames it
 over the archive, so removed and replaced members stop taking space. Every
-record is re-encrypted (records are bound to their file). The credentials do
-not change. Until the rename the old file is untouched.
+record is re-encrypted (records are bound to their file). The credentials,
+the file's mode and (where permitted) its owner do not change. Until the
+rename the old file is untouched; the copy of a compact that was killed is
+removed by the next command on the archive.
 
 Example:
   cryptvol archive compact thumbs.cva -k thumbs.key
@@ -155,10 +162,14 @@ Example:
 Authenticates every byte of the archive: header, every commit's index
 segment and footer, and every record (also of removed members), and checks
 that nothing is missing or left over. Exit 0 when sound, 3 when damaged or
-when an interrupted append left a torn tail. --repair cuts a torn tail off
-(and, if the newest index is damaged, rolls back to the commit before it,
-saying so); damaged records cannot be repaired: remove those members, then
-compact.
+when the file ends with bytes that are not a complete commit; it then says
+what a repair would keep and remove (members and bytes), changing nothing.
+--repair does that: it keeps every member whose index entry and record
+still authenticate -- also those of a commit whose footer was cut short or
+damaged, and those named in the readable chunks of a damaged index -- and
+drops the rest. When only a torn tail is wrong it is cut off; otherwise the
+kept members are written into a new file that takes the archive's place,
+as compact does.
 
 Example:
   cryptvol archive verify thumbs.cva -k thumbs.key
@@ -258,23 +269,124 @@ func archiveError(err error) error {
 	return err
 }
 
-// openArchive reads the credentials and opens the archive, warning about a
-// torn tail.
-func openArchive(ctx context.Context, a *app, fl *pflag.FlagSet, ac *archiveCred, path string, readOnly bool) (*archive.Archive, error) {
+// openedArchive is an archive as the commands open it, with what its
+// tail holds.
+type openedArchive struct {
+	*archive.Archive
+	path string
+	tail archive.TailReport
+}
+
+// openArchive reads the credentials and opens the archive. Opened for
+// reading, an archive whose index is damaged is pieced together from the
+// readable parts of it (archive.OpenOptions.Salvage); bytes after the last
+// complete commit are described in a warning. Opened for a change, an
+// archive whose tail holds a commit a repair can recover is refused (exit
+// 5): the change would cut it off.
+func openArchive(ctx context.Context, a *app, fl *pflag.FlagSet, ac *archiveCred, path string, readOnly bool) (*openedArchive, error) {
 	cred, err := ac.credentials(a, fl, false)
 	if err != nil {
 		return nil, err
 	}
 	defer clear(cred.Password)
 	defer clear(cred.KeyFile)
-	ar, err := archive.Open(ctx, path, cred, &archive.OpenOptions{ReadOnly: readOnly})
+	ar, err := archive.Open(ctx, path, cred, &archive.OpenOptions{ReadOnly: readOnly, Salvage: readOnly, Warn: func(m string) { a.warnf("%s", m) }})
 	if err != nil {
+		if errors.Is(err, archive.ErrDamaged) {
+			return nil, withCode(exitDamaged, fmt.Errorf("%w; 'archive verify' says what a repair would keep", err))
+		}
 		return nil, archiveError(err)
 	}
-	if t := ar.Tail(); t > 0 {
-		a.warnf("%s ends with %d bytes of an interrupted append; using the last complete commit (the next change, or 'archive verify --repair', removes them)", path, t)
+	oa := &openedArchive{Archive: ar, path: path}
+	if s := ar.Salvaged(); s != nil {
+		a.warnf("%s: the index is damaged (%s); using the %d members its readable parts name", path, salvagedText(s), ar.Len())
 	}
-	return ar, nil
+	if ar.Tail() > 0 && ar.Salvaged() == nil {
+		if oa.tail, err = ar.TailReport(ctx); err != nil {
+			ar.Close()
+			return nil, archiveError(err)
+		}
+		t := oa.tail
+		switch {
+		case t.Commit != 0:
+			msg := fmt.Sprintf("%s ends with commit %d cut short: its footer does not authenticate, but its index does (%d members added or replaced, %d removed); 'archive verify --repair' recovers it", path, t.Commit, t.Puts, t.Deletes)
+			if !readOnly {
+				ar.Close()
+				return nil, withCode(exitDestroy, fmt.Errorf("%s, and a change now would cut it off: repair first", msg))
+			}
+			a.warnf("%s; reading commit %d, the last complete one", msg, ar.Commits())
+		default:
+			then := "'archive verify --repair' removes them"
+			if !readOnly {
+				then = "this change removes them"
+			}
+			a.warnf("%s ends with %s that are not a complete commit: an append that did not finish, or what is left of a commit cut short (its members are then lost: nothing in these bytes can be authenticated); using commit %d, the last complete one; %s",
+				path, bytesText(t.Bytes), ar.Commits(), then)
+		}
+	}
+	return oa, nil
+}
+
+// salvagedText says how a damaged index was pieced together.
+func salvagedText(s *archive.Salvaged) string {
+	var parts []string
+	if len(s.LostCommits) > 0 {
+		parts = append(parts, "unreadable index of commit "+commitList(s.LostCommits))
+	}
+	if len(s.PartCommits) > 0 {
+		parts = append(parts, "index of commit "+commitList(s.PartCommits)+" partly unreadable")
+	}
+	if len(s.Recovered) > 0 {
+		parts = append(parts, "footer of commit "+commitList(s.Recovered)+" cut short or damaged")
+	}
+	if len(parts) == 0 {
+		return "a footer on its chain is damaged"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// commitList prints commit numbers, runs shortened: "3", "2, 5-7".
+func commitList(gens []uint64) string {
+	g := append([]uint64(nil), gens...)
+	sort.Slice(g, func(i, j int) bool { return g[i] < g[j] })
+	var out []string
+	for i := 0; i < len(g); {
+		j := i
+		for j+1 < len(g) && g[j+1] == g[j]+1 {
+			j++
+		}
+		if j > i {
+			out = append(out, fmt.Sprintf("%d-%d", g[i], g[j]))
+		} else {
+			out = append(out, fmt.Sprint(g[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(out, ", ")
+}
+
+// bytesText is a byte count for people: exact when small.
+func bytesText(n int64) string {
+	if n < 10<<10 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%s (%d bytes)", humanSize(n), n)
+}
+
+// readDamage is how a read command ends on a damaged archive: exit 3 when
+// the index was salvaged, when the tail holds a commit it did not read,
+// or -- with tailToo, for ls, which says what the archive holds -- when
+// anything follows the last complete commit.
+func readDamage(oa *openedArchive, tailToo bool) error {
+	switch {
+	case oa.Salvaged() != nil:
+		return withCode(exitDamaged, fmt.Errorf("%s is damaged (see above); 'archive verify' says what a repair would keep and remove", oa.path))
+	case oa.tail.Commit != 0:
+		return withCode(exitDamaged, fmt.Errorf("%s ends with commit %d cut short, not read (see above): run 'archive verify --repair' to recover it", oa.path, oa.tail.Commit))
+	case tailToo && oa.Tail() > 0:
+		return withCode(exitDamaged, fmt.Errorf("%s ends with %s that are not a complete commit (see above); 'archive verify --repair' removes them", oa.path, bytesText(oa.Tail())))
+	}
+	return nil
 }
 
 func archiveFlags(name string, a *app) (*pflag.FlagSet, *archiveCred, *command) {
@@ -334,6 +446,9 @@ func runArchiveCreate(ctx context.Context, a *app, args []string) error {
 	if err := archiveAddAll(ctx, a, ar, srcs, false); err != nil {
 		ar.Close()
 		os.Remove(path)
+		if errors.Is(err, context.Canceled) || exitCodeFor(err) == exitCancelled {
+			return interrupted("%s not created", path)
+		}
 		return archiveError(err)
 	}
 	return ar.Close()
@@ -419,14 +534,17 @@ func archiveAddAll(ctx context.Context, a *app, ar *archive.Archive, srcs []arch
 		return nil
 	}
 	opt := &archive.AddOptions{Replace: force}
-	for _, s := range srcs {
-		if err := ctx.Err(); err != nil {
+	for i, s := range srcs {
+		if ctx.Err() != nil {
 			ar.Rollback()
-			return err
+			return interrupted("nothing added, the archive is unchanged (%d of %d files had been read)", i, len(srcs))
 		}
-		err := archiveAddOne(a, ar, s, opt)
+		err := archiveAddOne(ctx, a, ar, s, opt)
 		if err != nil {
 			ar.Rollback()
+			if errors.Is(err, context.Canceled) {
+				return interrupted("nothing added, the archive is unchanged (%d of %d files had been read; stopped inside %s)", i, len(srcs), s.path)
+			}
 			if errors.Is(err, fs.ErrExist) {
 				return withCode(exitDestroy, fmt.Errorf("%s: member exists (use --force to replace it)", s.name))
 			}
@@ -436,9 +554,9 @@ func archiveAddAll(ctx context.Context, a *app, ar *archive.Archive, srcs []arch
 	return ar.Commit()
 }
 
-func archiveAddOne(a *app, ar *archive.Archive, s archiveSource, opt *archive.AddOptions) error {
+func archiveAddOne(ctx context.Context, a *app, ar *archive.Archive, s archiveSource, opt *archive.AddOptions) error {
 	if s.path == "-" {
-		return ar.Add(s.name, a.stdin, archive.Info{ModTime: time.Now(), Mode: 0o644}, opt)
+		return ar.Add(s.name, ctxReader{ctx, a.stdin}, archive.Info{ModTime: time.Now(), Mode: 0o644}, opt)
 	}
 	info := archive.Info{ModTime: s.info.ModTime(), Mode: s.info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}
 	switch t := s.info.Mode().Type(); {
@@ -454,7 +572,7 @@ func archiveAddOne(a *app, ar *archive.Archive, s archiveSource, opt *archive.Ad
 		return err
 	}
 	defer f.Close()
-	return ar.Add(s.name, f, info, opt)
+	return ar.Add(s.name, ctxReader{ctx, f}, info, opt)
 }
 
 func archiveKind(t fs.FileMode) string {
@@ -494,7 +612,7 @@ func runArchiveAdd(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer ar.Close()
-	return archiveError(archiveAddAll(ctx, a, ar, srcs, *force))
+	return archiveError(archiveAddAll(ctx, a, ar.Archive, srcs, *force))
 }
 
 func runArchiveLs(ctx context.Context, a *app, args []string) error {
@@ -518,7 +636,13 @@ func runArchiveLs(ctx context.Context, a *app, args []string) error {
 		}
 		fmt.Fprintf(a.stdout, "%s %12d %s %s\n", e.Mode, e.Size, e.ModTime.Local().Format("2006-01-02 15:04:05"), e.Name)
 	}
-	return nil
+	if ar.Salvaged() != nil {
+		// Listed from a damaged index: say what a repair would keep
+		// and remove (this reads the whole archive).
+		p, err := ar.Check(ctx)
+		return planDamage(&app{stdin: a.stdin, stdout: a.stderr, stderr: a.stderr}, p, err)
+	}
+	return readDamage(ar, true)
 }
 
 // archiveSelect returns the members the MEMBER arguments name: each exact
@@ -565,7 +689,7 @@ func runArchiveGet(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer ar.Close()
-	sel, err := archiveSelect(ar, fl.Args()[1:])
+	sel, err := archiveSelect(ar.Archive, fl.Args()[1:])
 	if err != nil {
 		return err
 	}
@@ -590,10 +714,18 @@ func runArchiveGet(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer root.Close()
-	var dirs []archive.Entry
+	files := 0
 	for _, e := range sel {
-		if err := ctx.Err(); err != nil {
-			return err
+		if !e.IsDir() {
+			files++
+		}
+	}
+	var dirs []archive.Entry
+	var damaged []string
+	extracted := 0
+	for _, e := range sel {
+		if ctx.Err() != nil {
+			return interrupted("%d of %d members extracted", extracted, files)
 		}
 		local := filepath.FromSlash(e.Name)
 		if e.IsDir() {
@@ -603,9 +735,19 @@ func runArchiveGet(ctx context.Context, a *app, args []string) error {
 			dirs = append(dirs, e)
 			continue
 		}
-		if err := archiveExtract(ar, root, e, local); err != nil {
+		err := archiveExtract(ctx, a, ar.Archive, root, e, local)
+		switch {
+		case errors.Is(err, context.Canceled):
+			return interrupted("%d of %d members extracted; %s partial, removed", extracted, files, e.Name)
+		case errors.Is(err, archive.ErrDamaged):
+			// Nothing unauthenticated is kept; go on with the others.
+			fmt.Fprintf(a.stderr, "DAMAGED: %v (not extracted)\n", err)
+			damaged = append(damaged, e.Name)
+			continue
+		case err != nil:
 			return archiveError(err)
 		}
+		extracted++
 	}
 	// Directory modes and times last, deepest first, once their contents
 	// are written.
@@ -615,12 +757,18 @@ func runArchiveGet(ctx context.Context, a *app, args []string) error {
 		root.Chmod(local, e.Mode.Perm())
 		root.Chtimes(local, e.ModTime, e.ModTime)
 	}
-	return nil
+	if len(damaged) > 0 {
+		return withCode(exitDamaged, fmt.Errorf("%d of %d files do not authenticate and were not extracted (listed above); %d extracted", len(damaged), files, extracted))
+	}
+	return readDamage(ar, false)
 }
 
-// archiveExtract writes one member through a temporary file renamed into
-// place once every chunk has authenticated.
-func archiveExtract(ar *archive.Archive, root *os.Root, e archive.Entry, local string) error {
+// archiveExtract writes one member through a temporary file beside it (see
+// internal/atomicfile), renamed into place once every chunk has
+// authenticated: a damaged member, an interrupt or a kill leaves nothing
+// of it behind (a killed run's file is removed by the next one). As tar,
+// it does not fsync: the archive still holds what a crash would lose.
+func archiveExtract(ctx context.Context, a *app, ar *archive.Archive, root *os.Root, e archive.Entry, local string) error {
 	if d := filepath.Dir(local); d != "." {
 		if err := root.MkdirAll(d, 0o755); err != nil {
 			return err
@@ -631,28 +779,18 @@ func archiveExtract(ar *archive.Archive, root *os.Root, e archive.Entry, local s
 		return err
 	}
 	defer m.Close()
-	tmp := filepath.Join(filepath.Dir(local), ".cryptvol-"+filepath.Base(local)+".tmp")
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := atomicfile.CreateIn(root, filepath.ToSlash(local), atomicfile.Options{Perm: e.Mode.Perm(), Leftover: a.leftover, NoSync: true})
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(f, m)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	defer f.Discard()
+	if _, err := copyCtx(ctx, f.File, m); err != nil {
+		return err
 	}
-	if err == nil {
-		err = root.Chmod(tmp, e.Mode.Perm())
+	if err := root.Chtimes(f.TempName(), e.ModTime, e.ModTime); err != nil {
+		return err
 	}
-	if err == nil {
-		err = root.Chtimes(tmp, e.ModTime, e.ModTime)
-	}
-	if err == nil {
-		err = root.Rename(tmp, local)
-	}
-	if err != nil {
-		root.Remove(tmp)
-	}
-	return err
+	return f.Commit()
 }
 
 func runArchiveCat(ctx context.Context, a *app, args []string) error {
@@ -673,13 +811,16 @@ func runArchiveCat(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return archiveError(err)
 		}
-		_, err = io.Copy(a.stdout, m)
+		_, err = copyCtx(ctx, a.stdout, m)
 		m.Close()
+		if errors.Is(err, context.Canceled) {
+			return interrupted("%s partly written", n)
+		}
 		if err != nil {
 			return archiveError(err)
 		}
 	}
-	return nil
+	return readDamage(ar, false)
 }
 
 func runArchiveRm(ctx context.Context, a *app, args []string) error {
@@ -698,7 +839,7 @@ func runArchiveRm(ctx context.Context, a *app, args []string) error {
 	defer ar.Close()
 	var names []string
 	for _, n := range fl.Args()[1:] {
-		sel, err := archiveSelect(ar, []string{n})
+		sel, err := archiveSelect(ar.Archive, []string{n})
 		if err != nil {
 			return err
 		}
@@ -731,6 +872,9 @@ func runArchiveCompact(ctx context.Context, a *app, args []string) error {
 	}
 	defer ar.Close()
 	st, err := ar.Compact(ctx, nil)
+	if errors.Is(err, context.Canceled) {
+		return interrupted("%s is unchanged (the compacted copy was removed)", fl.Arg(0))
+	}
 	if err != nil {
 		return archiveError(err)
 	}
@@ -740,7 +884,7 @@ func runArchiveCompact(ctx context.Context, a *app, args []string) error {
 
 func runArchiveVerify(ctx context.Context, a *app, args []string) error {
 	fl, ac, c := archiveFlags("verify", a)
-	repair := fl.Bool("repair", false, "cut off a torn tail (or roll back a damaged newest index)")
+	repair := fl.Bool("repair", false, "keep every member that authenticates and drop the rest (see above)")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
@@ -756,29 +900,29 @@ func runArchiveVerify(ctx context.Context, a *app, args []string) error {
 	defer clear(cred.KeyFile)
 	if *repair {
 		rep, err := archive.Repair(ctx, path, cred)
+		if errors.Is(err, context.Canceled) {
+			return interrupted("%s is unchanged", path)
+		}
 		if err != nil {
 			return archiveError(err)
 		}
-		switch {
-		case rep.Truncated == 0:
-			fmt.Fprintln(a.stdout, "Nothing to repair: the archive ends with a complete commit.")
-		case rep.FromCommit > rep.KeptCommit:
-			fmt.Fprintf(a.stdout, "Rolled back from commit %d to commit %d (the newer index was damaged): removed %d bytes; %d members.\n",
-				rep.FromCommit, rep.KeptCommit, rep.Truncated, rep.Members)
-		default:
-			fmt.Fprintf(a.stdout, "Removed %d bytes of an interrupted append; the archive ends with commit %d (%d members).\n",
-				rep.Truncated, rep.KeptCommit, rep.Members)
-		}
+		printRepair(a.stdout, rep)
 	}
-	ar, err := archive.Open(ctx, path, cred, &archive.OpenOptions{ReadOnly: true})
+	ar, err := archive.Open(ctx, path, cred, &archive.OpenOptions{ReadOnly: true, Warn: func(m string) { a.warnf("%s", m) }})
+	if errors.Is(err, archive.ErrDamaged) {
+		// The index does not load: say what a repair would keep.
+		fmt.Fprintf(a.stdout, "%s: DAMAGED: %v\n", path, err)
+		p, err := archive.Check(ctx, path, cred)
+		return planDamage(a, p, err)
+	}
 	if err != nil {
-		if errors.Is(err, archive.ErrDamaged) && !*repair {
-			return withCode(exitDamaged, fmt.Errorf("%w (try --repair)", err))
-		}
 		return archiveError(err)
 	}
 	defer ar.Close()
 	r, err := ar.Verify(ctx, nil)
+	if errors.Is(err, context.Canceled) {
+		return interrupted("verify stopped before the end")
+	}
 	if err != nil {
 		return archiveError(err)
 	}
@@ -791,12 +935,95 @@ func runArchiveVerify(ctx context.Context, a *app, args []string) error {
 	for _, p := range r.Problems {
 		fmt.Fprintf(a.stdout, "DAMAGED: %s\n", p)
 	}
-	switch {
-	case len(r.Problems) > 0:
-		return withCode(exitDamaged, fmt.Errorf("%d problem(s) found", len(r.Problems)))
-	case r.Tail > 0:
-		return withCode(exitDamaged, fmt.Errorf("%d bytes after the last complete commit (an interrupted append): run with --repair", r.Tail))
+	if r.OK() {
+		fmt.Fprintln(a.stdout, "OK")
+		return nil
 	}
-	fmt.Fprintln(a.stdout, "OK")
-	return nil
+	if r.Tail > 0 {
+		fmt.Fprintf(a.stdout, "DAMAGED: %s after the last complete commit (commit %d)\n", bytesText(r.Tail), ar.Commits())
+	}
+	plan, err := ar.Check(ctx)
+	return planDamage(a, plan, err)
+}
+
+// planDamage prints what a repair would keep and remove (the plan Check
+// made), and ends the command with exit 3.
+func planDamage(a *app, p *archive.RepairPlan, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return interrupted("stopped before working out what a repair would do")
+	}
+	if err != nil {
+		return archiveError(err)
+	}
+	printPlan(a.stdout, p, "would")
+	return withCode(exitDamaged, errors.New("damaged: 'archive verify --repair' does what is said above"))
+}
+
+// printPlan says what a repair keeps and removes; tense is "would" (before)
+// or "" (done).
+func printPlan(w io.Writer, p *archive.RepairPlan, tense string) {
+	past := map[string]string{"keep": "kept", "remove": "removed", "write": "wrote", "cut": "cut"}
+	v := func(verb string) string {
+		if tense == "" {
+			return past[verb]
+		}
+		return tense + " " + verb
+	}
+	fmt.Fprintf(w, "A repair %s %s (%s of contents), each authenticated", v("keep"), members(p.Keep), humanSize(p.KeepBytes))
+	if len(p.Recovered) > 0 {
+		fmt.Fprintf(w, ", with those of commit %s, whose footer is cut short or damaged but whose index authenticates", commitList(p.Recovered))
+	}
+	fmt.Fprintln(w, ".")
+	if len(p.Lost) > 0 {
+		fmt.Fprintf(w, "It %s %s (%s) whose records do not authenticate:\n", v("remove"), members(len(p.Lost)), humanSize(p.LostBytes))
+		for i, l := range p.Lost {
+			if i == 20 {
+				fmt.Fprintf(w, "  ... and %d more\n", len(p.Lost)-20)
+				break
+			}
+			fmt.Fprintf(w, "  %s (%s): %s\n", l.Name, humanSize(l.Size), l.Reason)
+		}
+	}
+	if len(p.LostCommits) > 0 || len(p.PartCommits) > 0 {
+		var cs []uint64
+		cs = append(append(cs, p.LostCommits...), p.PartCommits...)
+		fmt.Fprintf(w, "The index of commit %s cannot be read (wholly or in part): members only it named are lost, and members it removed may be back.\n", commitList(cs))
+	}
+	const nothing = "nothing in them authenticates (an append that did not finish, or what is left of a commit cut short)"
+	switch {
+	case p.Rebuild:
+		if p.Tail > 0 {
+			fmt.Fprintf(w, "It %s the last %s of the file: %s.\n", v("remove"), bytesText(p.Tail), nothing)
+		}
+		fmt.Fprintf(w, "It %s the kept members into a new file that takes the archive's place, as compact does (%s now).\n", v("write"), humanSize(p.FileSize))
+	case p.Dropped > 0 && p.Dropped == p.Tail:
+		fmt.Fprintf(w, "It %s the file at %d bytes, the end of commit %d, removing the last %s: %s.\n", v("cut"), p.TruncateAt, p.KeptCommit, bytesText(p.Dropped), nothing)
+	case p.Dropped > 0:
+		fmt.Fprintf(w, "It %s the file at %d bytes, the end of commit %d, removing the last %s: newer commits none of whose members can be read.\n", v("cut"), p.TruncateAt, p.KeptCommit, bytesText(p.Dropped))
+	}
+}
+
+// members is "1 member" or "N members".
+func members(n int) string {
+	if n == 1 {
+		return "1 member"
+	}
+	return fmt.Sprintf("%d members", n)
+}
+
+// printRepair reports what Repair did.
+func printRepair(w io.Writer, rep archive.RepairReport) {
+	p := rep.Plan
+	switch {
+	case p.Sound:
+		fmt.Fprintln(w, "Nothing to repair: the archive ends with a complete commit.")
+		return
+	case !rep.Rebuilt && p.Dropped > 0 && len(p.LostCommits)+len(p.PartCommits) == 0:
+		fmt.Fprintf(w, "Removed %s after commit %d (an interrupted append, or the end of a commit cut short: nothing in them authenticated); %d members.\n", bytesText(rep.Truncated), rep.KeptCommit, rep.Members)
+		return
+	case !rep.Rebuilt && p.Dropped > 0:
+		fmt.Fprintf(w, "Rolled back from commit %d to commit %d (the newer index was damaged): removed %s; %d members.\n", rep.FromCommit, rep.KeptCommit, bytesText(rep.Truncated), rep.Members)
+		return
+	}
+	printPlan(w, p, "")
 }

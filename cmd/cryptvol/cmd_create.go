@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/volume"
 	"github.com/cryptvol/cryptvol/volume/tcrypt"
@@ -156,7 +156,7 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 	if _, err := os.Lstat(path); err == nil && !f.force {
 		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", path))
 	}
-	return createFile(path, size, func(dev *volume.FileDevice) error {
+	return createFile(a, path, size, func(dev *volume.FileDevice) error {
 		bar := progress.New(a.stderr, "Creating", dev.Size(), stderrIsTerminal())
 		opts.Progress = func(done, total int64) { bar.Set(done) }
 		cr, err := tcrypt.Create(ctx, dev, creds, opts)
@@ -193,26 +193,25 @@ func createError(err error) error {
 	return err
 }
 
-// createFile makes path through a temporary file in the same directory,
-// sized and sparse, and renames it into place only when build succeeds:
-// a failure or an interrupt leaves nothing behind.
-func createFile(path string, size int64, build func(dev *volume.FileDevice) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".cryptvol-*")
+// createFile makes path through a temporary file in the same directory
+// (see internal/atomicfile), sized and sparse, and renames it into place
+// only when build succeeds: a failure or an interrupt leaves nothing
+// behind, and a killed run's file is removed by the next one. a, if not
+// nil, hears about such leftovers.
+func createFile(a *app, path string, size int64, build func(dev *volume.FileDevice) error) error {
+	o := atomicfile.Options{Perm: 0o600, KeepMode: true}
+	if a != nil {
+		o.Leftover = a.leftover
+	}
+	tmp, err := atomicfile.Create(path, o)
 	if err != nil {
 		return err
 	}
-	name := tmp.Name()
-	tmp.Close()
-	ok := false
-	defer func() {
-		if !ok {
-			os.Remove(name)
-		}
-	}()
-	if err := os.Truncate(name, size); err != nil {
+	defer tmp.Discard()
+	if err := tmp.Truncate(size); err != nil {
 		return err
 	}
-	dev, err := volume.OpenDevice(name, false)
+	dev, err := volume.OpenDevice(tmp.Path(), false)
 	if err != nil {
 		return err
 	}
@@ -220,14 +219,13 @@ func createFile(path string, size int64, build func(dev *volume.FileDevice) erro
 	if cerr := dev.Close(); err == nil {
 		err = cerr
 	}
+	if errors.Is(err, context.Canceled) {
+		return interrupted("%s not created (its temporary file was removed)", path)
+	}
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return tmp.Commit()
 }
 
 // formatNew writes the filesystem into a freshly created volume.
@@ -310,21 +308,25 @@ func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFl
 		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", path))
 	}
 	var hdr *volume.FileDevice
+	var hdrTmp *atomicfile.File
 	if cf.header != "" {
 		if _, err := os.Lstat(cf.header); err == nil && !f.force {
 			return withCode(exitDestroy, fmt.Errorf("header file %s exists (use --force to replace it)", cf.header))
 		}
-		h, err := os.OpenFile(cf.header, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+		// Written beside it and renamed into place with the container,
+		// like the container itself.
+		ht, err := atomicfile.Create(cf.header, atomicfile.Options{Perm: 0o600, KeepMode: true, Leftover: a.leftover})
 		if err != nil {
 			return err
 		}
-		h.Close()
-		if hdr, err = volume.OpenDevice(cf.header, false); err != nil {
+		defer ht.Discard()
+		if hdr, err = volume.OpenDevice(ht.Path(), false); err != nil {
 			return err
 		}
 		defer hdr.Close()
+		hdrTmp = ht
 	}
-	return createFile(path, size, func(dev *volume.FileDevice) error {
+	return createFile(a, path, size, func(dev *volume.FileDevice) error {
 		bar := progress.New(a.stderr, "Creating", dev.Size(), stderrIsTerminal())
 		common := luksCreateCommon{Type: typ, Hash: cf.hash, Encryption: cf.encryption, Label: f.label, KeySlot: cf.keySlot, Quick: f.quick,
 			Progress: func(done, total int64) { bar.Set(done) }}
@@ -345,6 +347,12 @@ func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFl
 		}
 		if !f.quick {
 			fmt.Fprintf(a.stdout, "Done: 100.000%%  Speed: %s/s  Left: 0 s\n", progress.FormatRate(speed))
+		}
+		if hdrTmp != nil {
+			hdr.Close() // Windows renames no open file
+			if err := hdrTmp.Commit(); err != nil {
+				return err
+			}
 		}
 		in := cr.Unlocked.Info
 		fmt.Fprintf(a.stdout, "Created %s volume %s: %s, %s, %d-bit key, %s, UUID %s\n", strings.ToUpper(typ), path, humanSize(in.DataSize), in.Encryption, in.KeySize, in.Hash, in.UUID)

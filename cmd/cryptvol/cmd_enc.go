@@ -155,10 +155,16 @@ func runEnc(ctx context.Context, a *app, args []string) error {
 		out.w = a.stdout
 		err = one(out)
 	default:
-		err = writeEncOutput(ea.In, ea.Out, func(w io.Writer) error {
+		err = writeEncOutput(a, ea.In, ea.Out, func(w io.Writer) error {
 			out.w = w
 			return one(out)
 		})
+	}
+	if errors.Is(err, context.Canceled) {
+		if ea.Out == "" || ea.Out == "-" {
+			return interrupted("%d bytes read, %d written to standard output", counted.n, out.n)
+		}
+		return interrupted("%d bytes read; %s not written (its temporary file was removed)", counted.n, ea.Out)
 	}
 	if err == nil && ea.Verbose {
 		fmt.Fprintf(a.stderr, "bytes read   : %8d\nbytes written: %8d\n", counted.n, out.n)
@@ -169,7 +175,7 @@ func runEnc(ctx context.Context, a *app, args []string) error {
 // writeEncOutput writes the output file through a temporary file renamed
 // when complete, refusing the input file itself; a device or pipe (such
 // as /dev/null) is written directly, as nothing can be renamed over it.
-func writeEncOutput(inName, outName string, fill func(w io.Writer) error) error {
+func writeEncOutput(a *app, inName, outName string, fill func(w io.Writer) error) error {
 	st, err := os.Stat(outName)
 	if err == nil && inName != "" && inName != "-" {
 		if ist, err := os.Stat(inName); err == nil && os.SameFile(st, ist) {
@@ -187,7 +193,7 @@ func writeEncOutput(inName, outName string, fill func(w io.Writer) error) error 
 		}
 		return f.Close()
 	}
-	return writeAtomically(outName, fill)
+	return writeAtomically(a, outName, fill)
 }
 
 // encError maps the package's errors to the project's exit codes.

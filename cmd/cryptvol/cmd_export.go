@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 	"github.com/cryptvol/cryptvol/internal/progress"
 )
 
@@ -19,9 +20,11 @@ func init() {
 		usage: `Usage: cryptvol export VOLUME OUT|- [--force] [credentials]
 
 Writes the decrypted data area of VOLUME, byte for byte, to OUT (or to
-standard output with -). OUT is written to a temporary file beside it and
-renamed when complete, so a failure never leaves a partial image; an existing
-OUT is kept unless --force.
+standard output with -). OUT is written to a temporary file beside it
+(readable by its owner only) and renamed when complete, so a failure or
+Ctrl-C never leaves a partial image, and the next export removes what a
+killed one left; an existing OUT is kept unless --force (which keeps its
+mode).
 
 Example:
   cryptvol export secret.hc plain.img --password-file pw.txt
@@ -54,12 +57,28 @@ func runExport(ctx context.Context, a *app, args []string) error {
 	}
 	defer v.Close()
 	if out == "-" {
-		return copyVolume(ctx, a, a.stdout, v, v.Size())
+		err := copyVolume(ctx, a, a.stdout, v, v.Size())
+		var ie *copyInterrupted
+		if errors.As(err, &ie) {
+			return interrupted("%s of %s written to standard output", humanSize(ie.done), humanSize(ie.total))
+		}
+		return err
 	}
-	return writeAtomically(out, func(w io.Writer) error {
+	err = writeAtomically(a, out, func(w io.Writer) error {
 		return copyVolume(ctx, a, w, v, v.Size())
 	})
+	var ie *copyInterrupted
+	if errors.As(err, &ie) {
+		return interrupted("%s of %s exported; %s not written (its temporary file was removed)", humanSize(ie.done), humanSize(ie.total), out)
+	}
+	return err
 }
+
+// copyInterrupted is copyVolume stopped by a signal after done bytes.
+type copyInterrupted struct{ done, total int64 }
+
+func (e *copyInterrupted) Error() string { return "interrupted" }
+func (e *copyInterrupted) Unwrap() error { return context.Canceled }
 
 // copyVolume streams size bytes of r to w in large chunks, with a progress
 // bar on a terminal.
@@ -67,8 +86,9 @@ func copyVolume(ctx context.Context, a *app, w io.Writer, r io.ReaderAt, size in
 	bar := progress.New(a.stderr, "Exporting", size, stderrIsTerminal())
 	buf := make([]byte, 4<<20)
 	for off := int64(0); off < size; {
-		if err := ctx.Err(); err != nil {
-			return err
+		if ctx.Err() != nil {
+			bar.Finish()
+			return &copyInterrupted{done: off, total: size}
 		}
 		n := int64(len(buf))
 		if size-off < n {
@@ -89,49 +109,14 @@ func copyVolume(ctx context.Context, a *app, w io.Writer, r io.ReaderAt, size in
 
 func stderrIsTerminal() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
 
-// writeAtomically writes a new file through a temporary file in the same
-// directory, renamed over path only when fill succeeds and is synced.
-func writeAtomically(path string, fill func(w io.Writer) error) error {
-	return writeAtomic(path, fill, true)
+// writeAtomically writes path through a temporary file beside it (see
+// internal/atomicfile), renamed over path only when fill succeeds: a
+// failure, an interrupt or a kill never leaves a partial or decrypted file
+// behind (a killed run's file is removed by the next one). A new file is
+// readable by its owner only; a replaced one keeps its mode.
+func writeAtomically(a *app, path string, fill func(w io.Writer) error) error {
+	return atomicfile.Write(path, atomicfile.Options{KeepMode: true, Leftover: a.leftover}, fill)
 }
 
-// writeAtomic is writeAtomically; without sync the data is not flushed
-// before the rename (get -r syncs the whole tree once at the end instead:
-// one fsync per small file would cost more than the copy itself).
-func writeAtomic(path string, fill func(w io.Writer) error, sync bool) error {
-	dir := "."
-	for i := len(path) - 1; i >= 0; i-- {
-		if os.IsPathSeparator(path[i]) {
-			dir = path[:i+1]
-			break
-		}
-	}
-	tmp, err := os.CreateTemp(dir, ".cryptvol-*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if err := fill(tmp); err != nil {
-		return err
-	}
-	if sync {
-		if err := tmp.Sync(); err != nil {
-			return err
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
-}
+// leftover reports what a sweep for leftovers of killed runs found.
+func (a *app) leftover(l atomicfile.Leftover) { a.warnf("%s", l) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
 
 func init() {
@@ -21,9 +23,11 @@ func init() {
 Copies the file PATH from the filesystem inside VOLUME (FAT, ext2/3/4 or
 NTFS) to DEST (default: its name in the current directory), or to standard
 output with -. A directory needs -r and is copied with everything in it,
-symbolic links as links. Existing local files are kept unless --force; each
-file is written to a temporary name and renamed when complete, with its
-modification time; a tree is flushed to disk once, when all is copied.
+symbolic links as links. Existing local files are kept unless --force (every
+destination is checked before anything is written); each file is written to
+a temporary name and renamed when complete, with its modification time; a
+tree is flushed to disk once, when all is copied. Ctrl-C stops between or
+inside files, removes the partial one and says how far the copy got.
 
 Example:
   cryptvol get secret.hc /notes.txt - --password-file pw.txt
@@ -63,110 +67,159 @@ func runGet(ctx context.Context, a *app, args []string) error {
 		if st.IsDir() {
 			return usageError(fmt.Errorf("%s is a directory: cannot write it to standard output", src))
 		}
-		return copyOut(fsys, src, a.stdout)
+		if err := copyOut(ctx, fsys, src, a.stdout); errors.Is(err, context.Canceled) {
+			return interrupted("%s partly written to standard output", src)
+		} else if err != nil {
+			return err
+		}
+		return nil
 	}
-	if st.IsDir() {
+	var jobs []getJob
+	tree := st.IsDir()
+	if tree {
 		if !*recursive {
 			return usageError(fmt.Errorf("%s is a directory (use -r)", src))
 		}
-		var written []string
-		err := getTree(ctx, a, fsys, src, dest, *force, &written)
-		if serr := syncFiles(dest, written); err == nil {
-			err = serr
-		}
-		return err
-	}
-	if fi, err := os.Stat(dest); err == nil && fi.IsDir() {
-		dest = filepath.Join(dest, path.Base(src))
-	}
-	return getFile(fsys, src, dest, st, *force, nil)
-}
-
-func copyOut(fsys filesystem.FS, src string, w io.Writer) error {
-	f, err := fsys.Open(src)
-	if err != nil {
-		return fsError(err)
-	}
-	defer f.Close()
-	_, err = io.Copy(w, f)
-	return fsError(err)
-}
-
-// getFile copies one file. With written non-nil, the file is not synced
-// but its name is added there, for syncFiles at the end of a tree.
-func getFile(fsys filesystem.FS, src, dest string, st fs.FileInfo, force bool, written *[]string) error {
-	if _, err := os.Lstat(dest); err == nil && !force {
-		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to overwrite)", dest))
-	}
-	err := writeAtomic(dest, func(w io.Writer) error { return copyOut(fsys, src, w) }, written == nil)
-	if err != nil {
-		return err
-	}
-	if written != nil {
-		*written = append(*written, dest)
-	}
-	return os.Chtimes(dest, st.ModTime(), st.ModTime())
-}
-
-// getLink recreates a symbolic link as a link with the same target (as
-// cp -r does); the target is not followed.
-func getLink(fsys filesystem.FS, src, dest string, force bool) error {
-	target, err := fsys.Readlink(src)
-	if err != nil {
-		return fsError(err)
-	}
-	if _, err := os.Lstat(dest); err == nil {
-		if !force {
-			return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to overwrite)", dest))
-		}
-		if err := os.Remove(dest); err != nil {
+		if jobs, err = planGetTree(ctx, a, fsys, src, dest); err != nil {
 			return err
 		}
+	} else {
+		if fi, err := os.Stat(dest); err == nil && fi.IsDir() {
+			dest = filepath.Join(dest, path.Base(src))
+		}
+		jobs = []getJob{{src: src, dest: dest, info: st}}
 	}
-	return os.Symlink(filepath.FromSlash(target), dest)
+	// Every destination is checked before anything is written.
+	if !*force {
+		for _, j := range jobs {
+			if j.info == nil {
+				continue
+			}
+			if _, err := os.Lstat(j.dest); err == nil {
+				return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to overwrite)", j.dest))
+			}
+		}
+	}
+	return getAll(ctx, a, fsys, jobs, tree, dest)
 }
 
-// getTree copies the directory src to dest: files with their modification
-// times, links as links; devices, fifos and sockets are skipped with a
-// warning.
-func getTree(ctx context.Context, a *app, fsys filesystem.FS, src, dest string, force bool, written *[]string) error {
-	if err := os.MkdirAll(dest, 0o755); err != nil {
-		return err
-	}
+// getJob is one file or link (or, with info nil, one directory) to copy out.
+type getJob struct {
+	src, dest string
+	info      fs.FileInfo
+}
+
+// planGetTree lists the directory src of the volume and everything under
+// it as jobs writing below dest, directories before their contents.
+// Devices, fifos and sockets are skipped with a warning.
+func planGetTree(ctx context.Context, a *app, fsys filesystem.FS, src, dest string) ([]getJob, error) {
+	jobs := []getJob{{src: src, dest: dest}}
 	ents, err := fsys.ReadDir(src)
 	if err != nil {
-		return fsError(err)
+		return nil, fsError(err)
 	}
 	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return err
+		if ctx.Err() != nil {
+			return nil, interrupted("nothing copied yet")
 		}
 		s := path.Join(src, e.Name())
 		d := filepath.Join(dest, localName(e.Name()))
 		switch t := e.Type(); {
 		case t.IsDir():
-			if err := getTree(ctx, a, fsys, s, d, force, written); err != nil {
-				return err
+			sub, err := planGetTree(ctx, a, fsys, s, d)
+			if err != nil {
+				return nil, err
 			}
+			jobs = append(jobs, sub...)
 			continue
-		case t&fs.ModeSymlink != 0:
-			if err := getLink(fsys, s, d, force); err != nil {
-				return err
-			}
-			continue
-		case !t.IsRegular():
+		case t&fs.ModeSymlink == 0 && !t.IsRegular():
 			fmt.Fprintf(a.stderr, "cryptvol get: skipping %s (%v)\n", s, t)
 			continue
 		}
 		fi, err := e.Info()
 		if err != nil {
-			return fsError(err)
+			return nil, fsError(err)
 		}
-		if err := getFile(fsys, s, d, fi, force, written); err != nil {
+		jobs = append(jobs, getJob{src: s, dest: d, info: fi})
+	}
+	return jobs, nil
+}
+
+// getAll copies the jobs out, each file through a temporary file renamed
+// when complete; an interrupt stops it between or inside files, removes
+// the partial one and says how far it got. A single file is synced before
+// its rename; a tree (tree true) is flushed once at the end, through
+// syncFiles: an fsync per small file would cost more than the copy.
+func getAll(ctx context.Context, a *app, fsys filesystem.FS, jobs []getJob, tree bool, root string) error {
+	files, copied := 0, 0
+	for _, j := range jobs {
+		if j.info != nil {
+			files++
+		}
+	}
+	var written []string
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			return interrupted("%d of %d files copied", copied, files)
+		}
+		switch {
+		case j.info == nil:
+			if err := os.MkdirAll(j.dest, 0o755); err != nil {
+				return err
+			}
+			continue
+		case j.info.Mode()&fs.ModeSymlink != 0:
+			if err := getLink(fsys, j.src, j.dest); err != nil {
+				return err
+			}
+			copied++
+			continue
+		}
+		err := atomicfile.Write(j.dest, atomicfile.Options{KeepMode: true, NoSync: tree, Leftover: a.leftover}, func(w io.Writer) error {
+			return copyOut(ctx, fsys, j.src, w)
+		})
+		if errors.Is(err, context.Canceled) {
+			return interrupted("%d of %d files copied; %s partial, removed", copied, files, j.src)
+		}
+		if err != nil {
+			return err
+		}
+		written = append(written, j.dest)
+		if err := os.Chtimes(j.dest, j.info.ModTime(), j.info.ModTime()); err != nil {
+			return err
+		}
+		copied++
+	}
+	if tree {
+		return syncFiles(root, written)
+	}
+	return nil
+}
+
+func copyOut(ctx context.Context, fsys filesystem.FS, src string, w io.Writer) error {
+	f, err := fsys.Open(src)
+	if err != nil {
+		return fsError(err)
+	}
+	defer f.Close()
+	_, err = copyCtx(ctx, w, f)
+	return fsError(err)
+}
+
+// getLink recreates a symbolic link as a link with the same target (as
+// cp -r does); the target is not followed. An existing destination was
+// refused before unless --force, so it is replaced here.
+func getLink(fsys filesystem.FS, src, dest string) error {
+	target, err := fsys.Readlink(src)
+	if err != nil {
+		return fsError(err)
+	}
+	if _, err := os.Lstat(dest); err == nil {
+		if err := os.Remove(dest); err != nil {
 			return err
 		}
 	}
-	return nil
+	return os.Symlink(filepath.FromSlash(target), dest)
 }
 
 // localName refuses names that would escape the destination directory.

@@ -78,7 +78,7 @@ func runHeader(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeAtomically(file, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+		if err := writeAtomically(a, file, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "Header backup written to %s (%d bytes).\n", file, len(b))
@@ -99,7 +99,7 @@ func runHeader(ctx context.Context, a *app, args []string) error {
 func luksHeader(a *app, dev *volume.FileDevice, verb, path, file string) error {
 	if verb == "backup" {
 		var n int64
-		err := writeAtomically(file, func(w io.Writer) error {
+		err := writeAtomically(a, file, func(w io.Writer) error {
 			var err error
 			n, err = luks.HeaderBackup(dev, w)
 			return err

@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 	"github.com/cryptvol/cryptvol/volume"
 	"github.com/cryptvol/cryptvol/volume/tcrypt"
 )
@@ -123,9 +125,9 @@ func runKeyfile(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer clear(b)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	// Always 0600, also over an existing file: a keyfile is a secret.
+	return atomicfile.Write(path, atomicfile.Options{Perm: 0o600, Leftover: a.leftover}, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"time"
 
 	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
 
 func init() {
@@ -24,7 +25,11 @@ inside VOLUME. With one SRC the destination is / unless given; with several,
 the last argument is the destination directory inside the volume, as with
 cp. A single file may also be given a new name: put VOLUME a.txt /b.txt.
 Existing files in the volume are kept unless --force. Modification times
-are preserved.
+are preserved. Before anything is written, put checks every destination,
+the FAT file size limit (4 GiB - 1 byte) and the free space. Each file is
+written under a temporary name and renamed when complete, so a failure or
+Ctrl-C leaves no partial file (a replaced file keeps its old content);
+Ctrl-C stops inside a file and says how many were copied (exit 130).
 
 Example:
   cryptvol put secret.hc notes.txt /docs --password-file pw.txt
@@ -66,118 +71,244 @@ func runPut(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	err = putAll(ctx, ffs, srcs, dest, *force)
+	err = putAll(ctx, a, ffs, srcs, dest, *force)
 	if cerr := done(); err == nil {
 		err = fatError(cerr)
 	}
 	return err
 }
 
-func putAll(ctx context.Context, ffs *fat.FS, srcs []string, dest string, force bool) error {
+// fatMaxFileSize is the largest file FAT can hold: its directory entry
+// records the size in 32 bits.
+const fatMaxFileSize = 1<<32 - 1
+
+// putJob is one file (or directory, to create) that put copies in.
+type putJob struct {
+	src, dest string
+	dir       bool
+	size      int64
+	mtime     time.Time
+	old       *fat.FileInfo // the file replaced (--force), if any
+}
+
+func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string, force bool) error {
+	jobs, err := planPut(a, ffs, srcs, dest)
+	if err != nil {
+		return err
+	}
+	// Leftovers of killed puts first: they hold clusters the check below
+	// counts as used.
+	swept := map[string]bool{}
+	for _, j := range jobs {
+		if d := path.Dir(j.dest); !j.dir && !swept[d] {
+			swept[d] = true
+			sweepVolumeDir(a, ffs, d)
+		}
+	}
+	if err := checkPut(ffs, jobs, force); err != nil {
+		return err
+	}
+	files, copied := 0, 0
+	for _, j := range jobs {
+		if !j.dir {
+			files++
+		}
+	}
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			return interrupted("%d of %d files copied", copied, files)
+		}
+		if j.dir {
+			if err := ffs.MkdirAll(j.dest); err != nil {
+				return fatError(err)
+			}
+			continue
+		}
+		err := putFile(ctx, ffs, j)
+		if errors.Is(err, context.Canceled) {
+			return interrupted("%d of %d files copied; %s partial, removed", copied, files, j.dest)
+		}
+		if err != nil {
+			return err
+		}
+		copied++
+	}
+	return nil
+}
+
+// planPut lists what put will write: the sources as cp would copy them
+// to dest, directories before what they hold.
+func planPut(a *app, ffs *fat.FS, srcs []string, dest string) ([]putJob, error) {
 	st, err := ffs.Stat(dest)
 	destIsDir := err == nil && st.IsDir()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fatError(err)
+		return nil, fatError(err)
+	}
+	var jobs []putJob
+	add := func(src, target string) error {
+		fi, err := os.Stat(src)
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			jobs = append(jobs, putJob{src: src, dest: target, size: fi.Size(), mtime: fi.ModTime()})
+			return nil
+		}
+		jobs = append(jobs, putJob{src: src, dest: target, dir: true})
+		return planTree(a, &jobs, src, target)
 	}
 	if !destIsDir {
 		// Only "put VOLUME file /newname" may name a file that does not
 		// exist yet (or replace one, with --force).
 		if len(srcs) != 1 {
-			return usageError(fmt.Errorf("%s is not a directory in the volume", dest))
+			return nil, usageError(fmt.Errorf("%s is not a directory in the volume", dest))
 		}
-		if fi, err := os.Stat(srcs[0]); err == nil && fi.IsDir() {
-			if err := ffs.MkdirAll(dest); err != nil {
-				return fatError(err)
-			}
-			return putTree(ctx, ffs, srcs[0], dest, force)
-		}
-		return putFile(ffs, srcs[0], dest, force)
+		return jobs, add(srcs[0], dest)
 	}
 	for _, s := range srcs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		fi, err := os.Stat(s)
-		if err != nil {
-			return err
-		}
-		target := path.Join(dest, filepath.Base(filepath.Clean(s)))
-		if fi.IsDir() {
-			if err := ffs.MkdirAll(target); err != nil {
-				return fatError(err)
-			}
-			if err := putTree(ctx, ffs, s, target, force); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := putFile(ffs, s, target, force); err != nil {
-			return err
+		if err := add(s, path.Join(dest, filepath.Base(filepath.Clean(s)))); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return jobs, nil
 }
 
-func putTree(ctx context.Context, ffs *fat.FS, src, dest string, force bool) error {
+func planTree(a *app, jobs *[]putJob, src, dest string) error {
 	ents, err := os.ReadDir(src)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		s := filepath.Join(src, e.Name())
 		d := path.Join(dest, e.Name())
 		switch {
 		case e.IsDir():
-			if err := ffs.MkdirAll(d); err != nil {
-				return fatError(err)
-			}
-			if err := putTree(ctx, ffs, s, d, force); err != nil {
+			*jobs = append(*jobs, putJob{src: s, dest: d, dir: true})
+			if err := planTree(a, jobs, s, d); err != nil {
 				return err
 			}
 		case e.Type().IsRegular():
-			if err := putFile(ffs, s, d, force); err != nil {
+			fi, err := e.Info()
+			if err != nil {
 				return err
 			}
+			*jobs = append(*jobs, putJob{src: s, dest: d, size: fi.Size(), mtime: fi.ModTime()})
+		default:
+			a.warnf("%s: skipped: not a regular file or directory", s)
 		}
 	}
 	return nil
 }
 
-// putFile copies one local file into the volume. A new file that fails
-// half-way is removed again, so nothing partial is left behind; a replaced
-// file keeps its old content until the new one is complete.
-func putFile(ffs *fat.FS, src, dest string, force bool) error {
-	in, err := os.Open(src)
+// checkPut refuses, before anything is written, a put that cannot
+// complete: a file that exists (without --force), a file larger than FAT
+// allows, or more data than the free space holds.
+func checkPut(ffs *fat.FS, jobs []putJob, force bool) error {
+	sf := ffs.Statfs()
+	cs := int64(sf.ClusterSize)
+	var need, bytes int64
+	for i := range jobs {
+		j := &jobs[i]
+		st, err := ffs.Stat(j.dest)
+		exists := err == nil
+		if j.dir {
+			if !exists {
+				need++ // its first cluster
+			} else if !st.IsDir() {
+				return withCode(exitDestroy, fmt.Errorf("%s exists in the volume and is not a directory", j.dest))
+			}
+			continue
+		}
+		if exists && !force {
+			return withCode(exitDestroy, fmt.Errorf("%s exists in the volume (use --force to replace it)", j.dest))
+		}
+		if exists {
+			if st.IsDir() {
+				return withCode(exitDestroy, fmt.Errorf("%s is a directory in the volume", j.dest))
+			}
+			if st.Attributes()&fat.AttrReadOnly != 0 {
+				return withCode(exitDestroy, fmt.Errorf("%s is read-only in the volume: not replaced", j.dest))
+			}
+			j.old = st
+		}
+		if j.size > fatMaxFileSize {
+			return withCode(exitIO, fmt.Errorf("%s is %s: a FAT file holds at most 4 GiB - 1 byte (%d bytes); nothing was written", j.src, humanSize(j.size), int64(fatMaxFileSize)))
+		}
+		// A replaced file's old clusters are freed only once the new
+		// content is complete, so they do not count as free.
+		need += (j.size + cs - 1) / cs
+		bytes += j.size
+	}
+	if need > int64(sf.FreeClusters) {
+		return withCode(exitIO, fmt.Errorf("%w: the files need %s (%d clusters of %d bytes), %s is free; nothing was written",
+			fat.ErrNoSpace, humanSize(bytes), need, cs, humanSize(sf.FreeBytes)))
+	}
+	return nil
+}
+
+// putFile copies one local file into the volume through a temporary name
+// in the destination's directory, renamed over the destination when
+// complete: a failure or an interrupt leaves no partial file, and a
+// replaced file keeps its old content until then.
+func putFile(ctx context.Context, ffs *fat.FS, j putJob) error {
+	in, err := os.Open(j.src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	fi, err := in.Stat()
+	dir, base := path.Split(j.dest)
+	tmp := path.Join(dir, atomicfile.TempName(base))
+	out, err := ffs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return err
+		return fatError(fmt.Errorf("%s: %w", j.dest, err))
 	}
-	_, statErr := ffs.Stat(dest)
-	existed := statErr == nil
-	if existed && !force {
-		return withCode(exitDestroy, fmt.Errorf("%s exists in the volume (use --force to replace it)", dest))
+	_, err = copyCtx(ctx, out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
 	}
-	out, err := ffs.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fatError(err)
+	if err == nil {
+		err = ffs.Chtimes(tmp, j.mtime, j.mtime)
 	}
-	if _, err = io.Copy(out, in); err == nil {
-		err = out.Close()
-	} else {
-		out.Close()
-	}
-	if err != nil {
-		if !existed {
-			ffs.Remove(dest)
+	if err == nil && j.old != nil {
+		// A replaced file keeps its attributes and creation time, as it
+		// did when it was rewritten in place.
+		err = ffs.SetAttributes(tmp, j.old.Attributes()|fat.AttrArchive)
+		if err == nil {
+			err = ffs.SetCreateTime(tmp, j.old.CreateTime())
 		}
-		return fatError(fmt.Errorf("%s: %w", dest, err))
 	}
-	return fatError(ffs.Chtimes(dest, fi.ModTime(), fi.ModTime()))
+	if err == nil {
+		err = ffs.Rename(tmp, j.dest)
+	}
+	if err != nil {
+		ffs.Remove(tmp)
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		return fatError(fmt.Errorf("%s: %w", j.dest, err))
+	}
+	return nil
+}
+
+// sweepVolumeDir removes from the volume directory dir the temporary files
+// of put runs that were killed (their process is gone), and reports those
+// whose owner may still run.
+func sweepVolumeDir(a *app, ffs *fat.FS, dir string) {
+	ents, err := ffs.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		p := path.Join(dir, e.Name())
+		switch pid, st := atomicfile.CheckOwner(e.Name()); st {
+		case atomicfile.Gone:
+			if err := ffs.Remove(p); err != nil {
+				a.warnf("could not remove %s, left in the volume by an interrupted cryptvol (process %d, no longer running): %v", p, pid, err)
+			} else {
+				a.warnf("removed %s, left in the volume by an interrupted cryptvol (process %d, no longer running)", p, pid)
+			}
+		case atomicfile.Unknown:
+			a.warnf("left %s in the volume alone: process %d is running and may still write it; if that is not a cryptvol, remove the file", p, pid)
+		}
+	}
 }

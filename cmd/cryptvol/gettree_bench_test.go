@@ -54,7 +54,7 @@ func BenchmarkGetTree(b *testing.B) {
 			}
 			vol := filepath.Join(dir, kind+".hc")
 			creds := volume.Credentials{Password: []byte("bench"), PIM: 1}
-			if err := createFile(vol, 34<<20, func(dev *volume.FileDevice) error {
+			if err := createFile(nil, vol, 34<<20, func(dev *volume.FileDevice) error {
 				_, err := tcrypt.Create(context.Background(), dev, creds, tcrypt.CreateOptions{Quick: true})
 				return err
 			}); err != nil {
@@ -100,11 +100,12 @@ func BenchmarkGetTree(b *testing.B) {
 
 				sd := filepath.Join(dir, fmt.Sprintf("%s-same%d", kind, i))
 				start = time.Now()
-				var written []string
-				if err := getTree(context.Background(), &app{stderr: io.Discard}, localFS(filepath.Dir(src)), "/files", sd, false, &written); err != nil {
+				ga := &app{stderr: io.Discard}
+				jobs, err := planGetTree(context.Background(), ga, localFS(filepath.Dir(src)), "/files", sd)
+				if err != nil {
 					b.Fatal(err)
 				}
-				if err := syncFiles(sd, written); err != nil {
+				if err := getAll(context.Background(), ga, localFS(filepath.Dir(src)), jobs, true, sd); err != nil {
 					b.Fatal(err)
 				}
 				same += time.Since(start)

@@ -10,10 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 
 	_ "github.com/cryptvol/cryptvol/volume/all" // every format driver
 )
@@ -71,7 +69,7 @@ func run(args []string, a *app) int {
 		fmt.Fprintf(a.stderr, "cryptvol: unknown command %q (run 'cryptvol help')\n", name)
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(name != "mount")
 	defer stop()
 	err := c.run(ctx, a, args[1:])
 	if err == nil {
@@ -81,6 +79,10 @@ func run(args []string, a *app) int {
 		return exitOK
 	}
 	code := exitCodeFor(err)
+	if errors.Is(err, context.Canceled) && !strings.HasPrefix(err.Error(), "interrupted") {
+		// A command that says nothing more: never "context canceled".
+		code, err = exitCancelled, errors.New("interrupted")
+	}
 	fmt.Fprintf(a.stderr, "cryptvol %s: %v\n", name, err)
 	if code == exitUsage {
 		fmt.Fprintf(a.stderr, "run 'cryptvol help %s' for usage\n", name)
@@ -108,7 +110,8 @@ Run 'cryptvol help COMMAND' for a command's options and an example.
 
 Exit codes: 0 success; 1 usage error; 2 wrong password, keyfile or PIM, or not
 a recognised volume; 3 damaged or unsupported volume; 4 I/O error; 5 refused
-because it would destroy data.
+because it would destroy data; 130 interrupted (Ctrl-C or SIGTERM: the
+command stops at the next file or chunk and says what it had done).
 `)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,13 @@ func TestScripts(t *testing.T) {
 			"exitcode": cmdExitcode,
 			// checkratios CMP A B...: see cmdCheckRatios.
 			"checkratios": cmdCheckRatios,
+			// mode PERM FILE: FILE's permission bits are PERM (octal).
+			"mode": cmdMode,
+			// filesize FILE N: FILE is N bytes long.
+			"filesize": cmdFilesize,
+			// noleftover DIR FILE: no file below DIR but FILE holds
+			// FILE's contents, and none is a temporary file.
+			"noleftover": cmdNoLeftover,
 			// unpack NAME VAR: unpack a corpus file and set $VAR to its path.
 			"unpack": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
@@ -101,3 +109,48 @@ func withFSImageCmds(cmds map[string]func(ts *testscript.TestScript, neg bool, a
 	}
 	return cmds
 }
+func cmdMode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: mode PERM FILE")
+	}
+	want, err := strconv.ParseUint(args[0], 8, 32)
+	if err != nil {
+		ts.Fatalf("mode: %v", err)
+	}
+	st, err := os.Lstat(ts.MkAbs(args[1]))
+	ts.Check(err)
+	if got := uint64(st.Mode().Perm()); (got == want) == neg {
+		ts.Fatalf("%s has mode %o, want %s%o", args[1], got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+func cmdFilesize(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: filesize FILE N")
+	}
+	want, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil {
+		ts.Fatalf("filesize: %v", err)
+	}
+	st, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if (st.Size() == want) == neg {
+		ts.Fatalf("%s is %d bytes, want %s%d", args[0], st.Size(), map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+func cmdNoLeftover(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: noleftover DIR FILE")
+	}
+	dir, keep := ts.MkAbs(args[0]), ts.MkAbs(args[1])
+	secret, err := os.ReadFile(keep)
+	ts.Check(err)
+	for _, p := range findPlaintext(tsFataler{ts}, dir, secret, keep) {
+		ts.Fatalf("%s is left behind", p)
+	}
+}
+
+type tsFataler struct{ ts *testscript.TestScript }
+
+func (f tsFataler) Fatal(args ...any) { f.ts.Fatalf("%s", fmt.Sprint(args...)) }

@@ -30,7 +30,7 @@ func BenchmarkSmallFilesInVolume(b *testing.B) {
 	}
 	dir := b.TempDir()
 	path := filepath.Join(dir, "v.hc")
-	if err := createFile(path, 64<<20, func(dev *volume.FileDevice) error {
+	if err := createFile(nil, path, 64<<20, func(dev *volume.FileDevice) error {
 		cr, err := tcrypt.Create(context.Background(), dev, volume.Credentials{Password: []byte("bench"), PIM: 1}, tcrypt.CreateOptions{Quick: true})
 		if err != nil {
 			return err

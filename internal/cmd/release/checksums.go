@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
 
 // checksumFile is the name of the checksum list in the output directory.
@@ -43,9 +45,8 @@ func writeChecksums(dir string, names []string) error {
 		}
 		fmt.Fprintf(&b, "%s  %s\n", sum, n)
 	}
-	tmp := filepath.Join(dir, checksumFile+".tmp")
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+	return atomicfile.Write(filepath.Join(dir, checksumFile), atomicfile.Options{Perm: 0o644}, func(w io.Writer) error {
+		_, err := io.WriteString(w, b.String())
 		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, checksumFile))
+	})
 }
