@@ -19,7 +19,7 @@
 // Devices a caller opens itself (OpenDeviceWith, New) are not locked.
 //
 // A lock is advisory: it cannot stop programs that do not take it
-// (VeraCrypt, cryptsetup, dd), and on a network filesystem shared by two
+// (VeraCrypt, dd; cryptsetup takes it on image files), and on a network filesystem shared by two
 // machines it may not reach the other machine. What can be seen of such a
 // writer is seen: a Volume remembers the header bytes its keys came from
 // and, before its first write, on every Sync and on Close, reads them again;

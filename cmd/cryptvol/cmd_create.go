@@ -197,6 +197,17 @@ func createError(err error) error {
 // sized and sparse, and renames it into place only when build succeeds:
 // a failure or an interrupt leaves nothing behind.
 func createFile(path string, size int64, build func(dev *volume.FileDevice) error) error {
+	// A volume being replaced (--force) must not be in use: a mount or a
+	// put would go on writing to the old file, unseen.
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		old, err := volume.OpenDevice(path, false)
+		if errors.Is(err, volume.ErrLocked) {
+			return err
+		}
+		if err == nil {
+			defer old.Close()
+		}
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".cryptvol-*")
 	if err != nil {
 		return err

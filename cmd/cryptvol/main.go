@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cryptvol/cryptvol/volume"
 	_ "github.com/cryptvol/cryptvol/volume/all" // every format driver
 )
 
@@ -71,6 +72,7 @@ func run(args []string, a *app) int {
 		fmt.Fprintf(a.stderr, "cryptvol: unknown command %q (run 'cryptvol help')\n", name)
 		return exitUsage
 	}
+	volume.SetLockHolder(holderName(name, args[1:]), "")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := c.run(ctx, a, args[1:])
@@ -110,6 +112,16 @@ Exit codes: 0 success; 1 usage error; 2 wrong password, keyfile or PIM, or not
 a recognised volume; 3 damaged or unsupported volume; 4 I/O error; 5 refused
 because it would destroy data.
 `)
+}
+
+// holderName is how this process names itself in the lock records other
+// processes read ("cryptvol put", "cryptvol keyslot add").
+func holderName(name string, args []string) string {
+	h := "cryptvol " + name
+	if (name == "keyslot" || name == "header") && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		h += " " + args[0]
+	}
+	return h
 }
 
 // errHelpShown ends a command after --help printed its usage.

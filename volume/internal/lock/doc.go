@@ -20,8 +20,10 @@
 // or the PID is gone) and removed.
 //
 // What an advisory lock cannot cover:
-//   - Programs that do not take it: VeraCrypt, cryptsetup, dd, a hex
-//     editor. They can write the container while cryptvol holds it.
+//   - Programs that do not take it: VeraCrypt, dd, a hex editor. They can
+//     write the container while cryptvol holds it. (cryptsetup takes the
+//     same flock on an image file, and waits for it; on a block device it
+//     locks files of its own in /run/cryptsetup instead.)
 //   - Two machines sharing the container over a network filesystem: NFS
 //     and SMB may pass flock to the server, or keep it on each client, or
 //     refuse it; cryptvol cannot tell which.
