@@ -156,7 +156,9 @@ func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
 			return 0, err
 		}
 	}
-	v.wrote.Store(true)
+	if !v.wrote.Load() {
+		v.wrote.Store(true) // once: a store per write would bounce the cache line between cores
+	}
 	done := 0
 	for done < len(p) {
 		pos := off + int64(done)
