@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -213,14 +214,18 @@ func TestStaleRecords(t *testing.T) {
 	l.Release()
 }
 
-// deadPID returns the PID of a process that has exited.
+// deadPID returns the PID of no running process: the highest ones are
+// free on any ordinary system (Linux's pid_max tops out at 2^22; Windows
+// PIDs are multiples of 4).
 func deadPID(t *testing.T) int {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("running a short-lived child: %v", err)
+	for p := 1<<22 - 3; p > 1<<16; p -= 7 {
+		if !processAlive(p) {
+			return p
+		}
 	}
-	return cmd.Process.Pid
+	t.Fatal("no free PID found")
+	return 0
 }
 
 // TestLockDoesNotBlockIO: on Windows, whose locks are mandatory, the
@@ -248,26 +253,8 @@ func TestAcrossProcesses(t *testing.T) {
 		return
 	}
 	p := setup(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAcrossProcesses$")
-	cmd.Env = append(os.Environ(), "LOCK_TEST_HOLD="+p)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "locked") {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("child: %q, %v", line, err)
-	}
+	cmd := startHolder(t, p)
+	defer cmd.Process.Kill()
 	le := mustRefuse(t, open(t, p), p, false)
 	if len(le.Holders) != 1 || le.Holders[0].PID != cmd.Process.Pid || le.Holders[0].Command != "cryptvol format" {
 		t.Errorf("holders %+v, want the child (PID %d)", le.Holders, cmd.Process.Pid)
@@ -284,6 +271,69 @@ func TestAcrossProcesses(t *testing.T) {
 		t.Errorf("%d records, want only the new holder's", n)
 	}
 	l.Release()
+}
+
+// startHolder starts another process that holds p locked exclusively
+// with a record naming it "cryptvol format": a copy of this test binary;
+// or, where that cannot start (a foreign binary under qemu-user without
+// binfmt_misc), flock(1) holding the lock and a record written for it.
+func startHolder(t *testing.T, p string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAcrossProcesses$")
+	cmd.Env = append(os.Environ(), "LOCK_TEST_HOLD="+p)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		if !errors.Is(err, syscall.ENOEXEC) {
+			t.Fatal(err)
+		}
+		return startFlock(t, p, err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "locked") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child: %q, %v", line, err)
+	}
+	return cmd
+}
+
+func startFlock(t *testing.T, p string, why error) *exec.Cmd {
+	t.Helper()
+	_, errF := exec.LookPath("flock")
+	sh, errS := exec.LookPath("sh")
+	if errF != nil || errS != nil {
+		t.Skipf("no other process can hold the lock here: this test binary cannot start a copy of itself (%v), and flock(1) (util-linux) or sh is missing", why)
+	}
+	// One process: the shell opens the file, flock(1) locks that open
+	// file, and the shell becomes sleep, still holding it.
+	cmd := exec.Command(sh, "-c", `exec 9<>"$1" && flock -x 9 && echo locked && exec sleep 60`, "sh", p)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "locked\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("flock: %q, %v", line, err)
+	}
+	f := open(t, p)
+	id, err := fileID(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(RecordDir(), 0o700)
+	b, _ := json.Marshal(Holder{PID: cmd.Process.Pid, Command: "cryptvol format", Exclusive: true, Path: p})
+	if err := os.WriteFile(filepath.Join(RecordDir(), fmt.Sprintf("%s.%d.1.json", id, cmd.Process.Pid)), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the holder is flock(1), with a record written for it: %v", why)
+	return cmd
 }
 
 // holdForParent is the child of TestAcrossProcesses: it locks, says so,
