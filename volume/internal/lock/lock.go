@@ -213,6 +213,7 @@ func writeRecord(f *os.File, path string, exclusive bool) string {
 			os.Remove(r.file)
 		}
 	}
+	sweep(dir)
 	cmd, mp := currentIdentity()
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -240,6 +241,17 @@ func writeRecord(f *os.File, path string, exclusive bool) string {
 		return ""
 	}
 	return name
+}
+
+// sweep removes the records of dead processes for every file, so that
+// those of files nobody opens again (a deleted temporary volume, say) do
+// not pile up after crashes.
+func sweep(dir string) {
+	for _, r := range readRecords(dir, "*") {
+		if !processAlive(r.h.PID) {
+			os.Remove(r.file)
+		}
+	}
 }
 
 type record struct {

@@ -195,6 +195,7 @@ func TestStaleRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	otherFile := fake("1-2.1.1.json", Holder{PID: dead, Command: "cryptvol rm", Exclusive: true}) // another file's
 	le := mustRefuse(t, open(t, p), p, true)
 	if len(le.Holders) != 1 || le.Holders[0].Command != "cryptvol mv" {
 		t.Errorf("holders %+v, want only the live one", le.Holders)
@@ -210,6 +211,9 @@ func TestStaleRecords(t *testing.T) {
 	}
 	if n := len(recordFiles(t)); n != 1 {
 		t.Errorf("%d records, want the new holder's only", n)
+	}
+	if _, err := os.Stat(otherFile); !os.IsNotExist(err) {
+		t.Errorf("a dead process's record of another file was kept")
 	}
 	l.Release()
 }
