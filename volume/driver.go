@@ -49,6 +49,11 @@ type Unlocked struct {
 	ProtectedOffset, ProtectedSize int64
 	// MasterKey is kept only to answer --show-key; it is wiped on Close.
 	MasterKey []byte
+	// Header is a snapshot of the header bytes the keys came from, taken
+	// before they were derived; nil means none. The Volume compares it
+	// with the disk before its first write, on Sync and on Close, and
+	// refuses to write once it differs (ErrHeaderChanged).
+	Header *HeaderSnapshot
 	// Close releases driver state; may be nil.
 	Close func() error
 }
@@ -68,6 +73,14 @@ type Driver interface {
 	// Unlock decrypts the header with the credentials. It returns an error
 	// wrapping ErrWrongPassword when nothing verified.
 	Unlock(ctx context.Context, r *Request) (*Unlocked, error)
+}
+
+// DeviceDetector is implemented by drivers whose format can be recognised
+// beyond the first bytes (LUKS2's secondary header, when the primary is
+// damaged): auto-detection asks it about the header device when Detect
+// said no.
+type DeviceDetector interface {
+	DetectDevice(hdr Device) bool
 }
 
 var (
@@ -95,7 +108,7 @@ func Drivers() []Driver {
 // its driver; otherwise drivers whose magic matches come first and, when
 // one matches, only those are tried (a LUKS header is never a TrueCrypt
 // one), else every driver that accepts auto-detection.
-func candidates(typ string, head []byte) ([]Driver, error) {
+func candidates(typ string, head []byte, hdr Device) ([]Driver, error) {
 	all := Drivers()
 	typ = strings.ToLower(typ)
 	if typ == "auto" {
@@ -116,6 +129,13 @@ func candidates(typ string, head []byte) ([]Driver, error) {
 	for _, d := range all {
 		if d.Detect(head) {
 			out = append(out, d)
+		}
+	}
+	if len(out) == 0 && hdr != nil {
+		for _, d := range all {
+			if dd, ok := d.(DeviceDetector); ok && d.Handles("") && dd.DetectDevice(hdr) {
+				out = append(out, d)
+			}
 		}
 	}
 	if len(out) > 0 {

@@ -3,6 +3,8 @@ package volume
 import (
 	"errors"
 	"fmt"
+
+	"github.com/cryptvol/cryptvol/volume/internal/lock"
 )
 
 // Sentinel errors; drivers wrap them with detail and callers test them with
@@ -29,4 +31,15 @@ var (
 	ErrTruncated = fmt.Errorf("%w: truncated container", ErrDamaged)
 	// ErrExists: a create that would overwrite an existing file.
 	ErrExists = errors.New("file exists")
+	// ErrLocked: the container is locked by another process (or another
+	// open in this one) in a mode that excludes the one asked for; the
+	// error is a *LockedError naming the holder.
+	ErrLocked = lock.ErrLocked
+	// ErrHeaderChanged: the volume header changed on disk since it was
+	// read, so another program (or machine) is writing the volume, which
+	// no lock can see; the write was refused.
+	ErrHeaderChanged = errors.New("the volume header changed on disk since it was opened: another program or machine is writing this volume, so nothing more is written")
+	// ErrForeignBackup: a header backup that cannot be shown to belong to
+	// the volume it would be restored to.
+	ErrForeignBackup = errors.New("the header backup does not belong to this volume")
 )

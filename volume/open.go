@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/cryptvol/cryptvol/volume/internal/lock"
 )
 
 // Open unlocks the volume in the file or block device at path with default
@@ -17,13 +19,13 @@ func Open(path string, c Credentials) (*Volume, error) {
 // OpenWith unlocks the volume at path. The context cancels a slow key
 // derivation.
 func OpenWith(ctx context.Context, path string, c Credentials, o Options) (*Volume, error) {
-	dev, err := OpenDevice(path, o.ReadOnly)
+	dev, err := openDevice(path, o.ReadOnly, o.warn)
 	if err != nil {
 		return nil, err
 	}
 	var hdr Device = dev
 	if o.Header != "" {
-		h, err := OpenDevice(o.Header, o.ReadOnly)
+		h, err := openDevice(o.Header, o.ReadOnly, o.warn)
 		if err != nil {
 			dev.Close()
 			return nil, err
@@ -58,7 +60,7 @@ func OpenDeviceWith(ctx context.Context, dev, hdr Device, c Credentials, o Optio
 		return nil, fmt.Errorf("reading header: %w", err)
 	}
 	head = head[:n]
-	ds, err := candidates(o.Type, head)
+	ds, err := candidates(o.Type, head, hdr)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +69,11 @@ func OpenDeviceWith(ctx context.Context, dev, hdr Device, c Credentials, o Optio
 	for _, d := range ds {
 		u, err := d.Unlock(ctx, req)
 		if err == nil {
-			return newVolume(dev, u, o)
+			v, err := newVolume(dev, u, o)
+			if v != nil {
+				v.hdr = hdr
+			}
+			return v, err
 		}
 		if !errors.Is(err, ErrWrongPassword) {
 			return nil, err
@@ -80,14 +86,23 @@ func OpenDeviceWith(ctx context.Context, dev, hdr Device, c Credentials, o Optio
 }
 
 // FileDevice is a Device over an *os.File (a regular file or a block
-// device, whose size is found by seeking to its end).
+// device, whose size is found by seeking to its end), locked for as long
+// as it is open (see the package doc).
 type FileDevice struct {
 	*os.File
 	size int64
+	lock *lock.Lock
 }
 
-// OpenDevice opens path as a Device.
+// OpenDevice opens path as a Device and locks it without waiting: shared
+// when readOnly, exclusive otherwise. If another holder's lock conflicts it
+// fails with a *LockedError (errors.Is(err, ErrLocked)).
 func OpenDevice(path string, readOnly bool) (*FileDevice, error) {
+	return openDevice(path, readOnly, nil)
+}
+
+// openDevice is OpenDevice; warn hears that the file could not be locked.
+func openDevice(path string, readOnly bool, warn func(string)) (*FileDevice, error) {
 	flag := os.O_RDWR
 	if readOnly {
 		flag = os.O_RDONLY
@@ -96,12 +111,27 @@ func OpenDevice(path string, readOnly bool) (*FileDevice, error) {
 	if err != nil {
 		return nil, err
 	}
-	size, err := f.Seek(0, io.SeekEnd)
+	l, err := lock.Acquire(f, path, !readOnly)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &FileDevice{File: f, size: size}, nil
+	if l.Warning != "" && warn != nil {
+		warn(l.Warning)
+	}
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		l.Release()
+		f.Close()
+		return nil, err
+	}
+	return &FileDevice{File: f, size: size, lock: l}, nil
+}
+
+// Close releases the lock and closes the file.
+func (d *FileDevice) Close() error {
+	d.lock.Release()
+	return d.File.Close()
 }
 
 // Size is the device size in bytes at open time.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cryptvol/cryptvol/sector"
 )
@@ -15,6 +16,7 @@ import (
 // start of the data area. It is safe for concurrent use.
 type Volume struct {
 	dev      Device
+	hdr      Device // where u.Header was read
 	mode     sector.Mode
 	u        *Unlocked
 	ss       int64
@@ -25,6 +27,12 @@ type Volume struct {
 	stripes [64]sync.Mutex
 	closed  bool
 	mu      sync.Mutex
+	// wrote is set by the first write; headerOK once the header was found
+	// unchanged before it. headerErr, once set, refuses every write.
+	wrote     atomic.Bool
+	headerOK  atomic.Bool
+	headerMu  sync.Mutex
+	headerErr error
 }
 
 // scratchSize bounds the buffer one write encrypts before writing it out.
@@ -52,6 +60,7 @@ func newVolume(dev Device, u *Unlocked, o Options) (*Volume, error) {
 	}
 	v := &Volume{
 		dev:      dev,
+		hdr:      dev,
 		mode:     sector.Parallel(u.Mode, runtime.GOMAXPROCS(0)),
 		u:        u,
 		ss:       int64(ss),
@@ -147,6 +156,14 @@ func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
 	if ps := v.u.ProtectedSize; ps > 0 && off < v.u.ProtectedOffset+ps && off+int64(len(p)) > v.u.ProtectedOffset {
 		return 0, ErrProtected
 	}
+	if !v.headerOK.Load() {
+		if err := v.checkHeader(); err != nil {
+			return 0, err
+		}
+	}
+	if !v.wrote.Load() {
+		v.wrote.Store(true) // once: a store per write would bounce the cache line between cores
+	}
 	done := 0
 	for done < len(p) {
 		pos := off + int64(done)
@@ -203,8 +220,37 @@ func (v *Volume) writePartial(p []byte, pos int64) (int, error) {
 	return k, nil
 }
 
-// Sync flushes written data to stable storage.
-func (v *Volume) Sync() error { return v.dev.Sync() }
+// checkHeader compares the header with what the keys came from; a change
+// is remembered, and every later write refused.
+func (v *Volume) checkHeader() error {
+	v.headerMu.Lock()
+	defer v.headerMu.Unlock()
+	if v.headerErr != nil {
+		return v.headerErr
+	}
+	if err := v.u.Header.Check(v.hdr); err != nil {
+		if errors.Is(err, ErrHeaderChanged) {
+			v.headerOK.Store(false)
+			v.headerErr = err
+		}
+		return err
+	}
+	v.headerOK.Store(true)
+	return nil
+}
+
+// Sync flushes written data to stable storage. After writes it also checks
+// that the header on disk is still the one the volume was opened with, and
+// returns ErrHeaderChanged (refusing further writes) if not.
+func (v *Volume) Sync() error {
+	err := v.dev.Sync()
+	if v.wrote.Load() {
+		if herr := v.checkHeader(); herr != nil {
+			return herr
+		}
+	}
+	return err
+}
 
 // Close wipes the keys and closes the files Open opened. It is safe to
 // call more than once.
@@ -217,7 +263,7 @@ func (v *Volume) Close() error {
 	v.closed = true
 	var first error
 	if !v.readOnly {
-		first = v.dev.Sync()
+		first = v.Sync()
 	}
 	for i := range v.u.MasterKey {
 		v.u.MasterKey[i] = 0

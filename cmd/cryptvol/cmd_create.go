@@ -199,6 +199,17 @@ func createError(err error) error {
 // behind, and a killed run's file is removed by the next one. a, if not
 // nil, hears about such leftovers.
 func createFile(a *app, path string, size int64, build func(dev *volume.FileDevice) error) error {
+	// A volume being replaced (--force) must not be in use: a mount or a
+	// put would go on writing to the old file, unseen.
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		old, err := volume.OpenDevice(path, false)
+		if errors.Is(err, volume.ErrLocked) {
+			return err
+		}
+		if err == nil {
+			defer old.Close()
+		}
+	}
 	o := atomicfile.Options{Perm: 0o600, KeepMode: true}
 	if a != nil {
 		o.Leftover = a.leftover

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/cryptvol/cryptvol/fsprobe"
 	"github.com/cryptvol/cryptvol/volume"
 	"github.com/cryptvol/cryptvol/volume/luks"
 	"github.com/cryptvol/cryptvol/volume/tcrypt"
@@ -16,19 +18,27 @@ func init() {
 	register(&command{
 		name:    "header",
 		summary: "back up or restore a volume's headers",
-		usage: `Usage: cryptvol header backup VOLUME FILE [credentials]
-       cryptvol header restore VOLUME FILE [credentials]
+		usage: `Usage: cryptvol header backup VOLUME FILE [credentials] [--force]
+       cryptvol header restore VOLUME FILE [credentials] [--force]
 
 For LUKS volumes the header and keyslot area are copied byte for byte, as
 cryptsetup's luksHeaderBackup/luksHeaderRestore do, and no password is
-needed (the keyslots stay encrypted).
+needed (the keyslots stay encrypted). restore refuses a backup whose UUID
+is not the volume's, and a device with no LUKS header left to compare it
+with, unless --force.
 
-For VeraCrypt/TrueCrypt volumes, backup saves the header group of a VeraCrypt/TrueCrypt volume (its normal
+For VeraCrypt/TrueCrypt volumes, backup saves the header group (the normal
 header and, as it is, the hidden-volume header area: 128 KiB, the layout of
 VeraCrypt's own external backups) after checking that the credentials open
-it. restore writes a backup over both header copies of the volume; it
-refuses a backup that the credentials do not open, that does not fit the
-container, or whose master key differs from the volume's current one.
+it. restore writes a backup over both header copies of the volume once it
+is shown to belong there: the credentials open it, its data area fits the
+container, and its key either decrypts the volume's data area to the
+filesystem there or is the key of the volume's current header. A backup
+that cannot be shown to belong (another volume's, or one of a volume
+without a filesystem whose headers are all damaged) is refused with exit 5
+unless --force.
+
+backup --force replaces an existing FILE.
 
 Example:
   cryptvol header backup secret.hc secret.hdr --password-file pw.txt
@@ -42,7 +52,7 @@ func runHeader(ctx context.Context, a *app, args []string) error {
 	c := commands["header"]
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
-	force := fl.Bool("force", false, "backup: replace an existing FILE")
+	force := fl.Bool("force", false, "backup: replace an existing FILE; restore: write a backup that cannot be shown to belong to the volume")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
@@ -63,10 +73,8 @@ func runHeader(ctx context.Context, a *app, args []string) error {
 			return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", file))
 		}
 	}
-	head := make([]byte, 4096)
-	n, _ := dev.ReadAt(head, 0)
-	if luks.IsLUKS(head[:n]) || strings.HasPrefix(cf.typ, "luks") {
-		return luksHeader(a, dev, verb, path, file)
+	if luks.Present(dev) || strings.HasPrefix(cf.typ, "luks") || (verb == "restore" && luksFile(file)) {
+		return luksHeader(a, dev, verb, path, file, *force)
 	}
 	creds, o, err := cf.resolve(a, fl, verb == "backup")
 	if err != nil {
@@ -88,15 +96,44 @@ func runHeader(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := tcrypt.HeaderRestore(ctx, dev, creds, o, b); err != nil {
-		return err
+	ro := tcrypt.RestoreOptions{Open: o, Recognise: holdsFilesystem, Force: *force}
+	if err := tcrypt.HeaderRestore(ctx, dev, creds, b, ro); err != nil {
+		return restoreError(err)
 	}
 	fmt.Fprintf(a.stdout, "Headers of %s restored from %s.\n", path, file)
 	return nil
 }
 
+// holdsFilesystem is how restore proves a backup belongs: its key
+// decrypts the data area to a filesystem.
+func holdsFilesystem(data io.ReaderAt, size int64) bool {
+	_, err := fsprobe.Probe(data)
+	return err == nil
+}
+
+// luksFile reports whether the backup file is a LUKS header, so that a
+// device whose own header is gone is restored as LUKS.
+func luksFile(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 8)
+	n, _ := io.ReadFull(f, head)
+	return luks.IsLUKS(head[:n])
+}
+
+// restoreError gives a refused restore its exit code and the way round.
+func restoreError(err error) error {
+	if errors.Is(err, volume.ErrForeignBackup) {
+		return withCode(exitDestroy, fmt.Errorf("%w (if you are sure it is this volume's, restore it with --force)", err))
+	}
+	return err
+}
+
 // luksHeader backs up or restores a LUKS header and keyslot area.
-func luksHeader(a *app, dev *volume.FileDevice, verb, path, file string) error {
+func luksHeader(a *app, dev *volume.FileDevice, verb, path, file string, force bool) error {
 	if verb == "backup" {
 		var n int64
 		err := writeAtomically(a, file, func(w io.Writer) error {
@@ -119,8 +156,8 @@ func luksHeader(a *app, dev *volume.FileDevice, verb, path, file string) error {
 	if err != nil {
 		return err
 	}
-	if err := luks.HeaderRestore(dev, f, st.Size()); err != nil {
-		return err
+	if err := luks.HeaderRestore(dev, f, st.Size(), luks.RestoreOptions{Force: force}); err != nil {
+		return restoreError(err)
 	}
 	fmt.Fprintf(a.stdout, "LUKS header of %s restored from %s.\n", path, file)
 	return nil

@@ -116,7 +116,7 @@ func runKeyslot(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer dev.Close()
-	if !luksHeaderPresent(dev) && cf.typ != "luks2" {
+	if !luks.Present(dev) && cf.typ != "luks2" {
 		return fmt.Errorf("%w: %s has no LUKS header (keyslot commands are for LUKS volumes)", volume.ErrWrongPassword, hdrPath)
 	}
 	kopts, err := kf.keyslotOptions(a, cf)
@@ -131,12 +131,6 @@ func runKeyslot(ctx context.Context, a *app, args []string) error {
 	default:
 		return keyslotRemove(ctx, a, fs, cf, &kf, dev)
 	}
-}
-
-func luksHeaderPresent(dev volume.Device) bool {
-	head := make([]byte, 8)
-	n, _ := dev.ReadAt(head, 0)
-	return luks.IsLUKS(head[:n])
 }
 
 func (kf *keyslotFlags) keyslotOptions(a *app, cf *credFlags) (luks.KeyslotOptions, error) {

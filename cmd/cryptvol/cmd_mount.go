@@ -49,6 +49,10 @@ mounted. With --foreground it stays in the foreground until Ctrl-C.
 SIGINT and SIGTERM unmount cleanly: every write that returned is in the
 container, open files are committed, and a busy mount is detached.
 
+The mount holds the volume's lock until it ends (exclusive unless
+--read-only): other cryptvol commands on the volume are refused with exit 5
+and told where it is mounted; use the folder.
+
 Writes are queued and applied in order while the next ones arrive, so an
 error such as a full volume is reported by the next write, close or fsync
 of the same file; fsync returns once the data is on the disk.
@@ -301,6 +305,9 @@ func serveMount(ctx context.Context, a *app, mf *mountFlags, volPath, dir string
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
 	defer c.Wipe()
+	// The lock on the volume, exclusive for a read-write mount, is held
+	// from here until the mount ends; others are told where it is mounted.
+	volume.SetLockHolder("cryptvol mount", dir)
 	v, err := volume.OpenWith(ctx, volPath, c, o)
 	if err != nil {
 		return err

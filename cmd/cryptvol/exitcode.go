@@ -50,7 +50,8 @@ func exitCodeFor(err error) int {
 		return exitDamaged
 	case errors.Is(err, volume.ErrProtected), errors.Is(err, volume.ErrExists), errors.Is(err, fs.ErrExist):
 		return exitDestroy
-	case errors.Is(err, volume.ErrReadOnly):
+	case errors.Is(err, volume.ErrReadOnly), errors.Is(err, volume.ErrLocked),
+		errors.Is(err, volume.ErrHeaderChanged), errors.Is(err, volume.ErrForeignBackup):
 		return exitDestroy
 	}
 	var pe *fs.PathError

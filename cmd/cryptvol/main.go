@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cryptvol/cryptvol/volume"
 	_ "github.com/cryptvol/cryptvol/volume/all" // every format driver
 )
 
@@ -69,6 +70,7 @@ func run(args []string, a *app) int {
 		fmt.Fprintf(a.stderr, "cryptvol: unknown command %q (run 'cryptvol help')\n", name)
 		return exitUsage
 	}
+	volume.SetLockHolder(holderName(name, args[1:]), "")
 	ctx, stop := interruptContext(name != "mount")
 	defer stop()
 	err := c.run(ctx, a, args[1:])
@@ -113,6 +115,16 @@ a recognised volume; 3 damaged or unsupported volume; 4 I/O error; 5 refused
 because it would destroy data; 130 interrupted (Ctrl-C or SIGTERM: the
 command stops at the next file or chunk and says what it had done).
 `)
+}
+
+// holderName is how this process names itself in the lock records other
+// processes read ("cryptvol put", "cryptvol keyslot add").
+func holderName(name string, args []string) string {
+	h := "cryptvol " + name
+	if (name == "keyslot" || name == "header") && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		h += " " + args[0]
+	}
+	return h
 }
 
 // errHelpShown ends a command after --help printed its usage.

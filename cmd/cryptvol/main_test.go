@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cryptvol/cryptvol/internal/testdata"
+	"github.com/cryptvol/cryptvol/volume"
 )
 
 // TestMain lets testscript run this test binary as the `cryptvol` command.
@@ -21,6 +23,7 @@ func TestMain(m *testing.M) {
 		"cryptvol": func() {
 			os.Exit(run(os.Args[1:], &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
 		},
+		"holdlock": func() { os.Exit(holdLock()) },
 	})
 }
 
@@ -34,6 +37,9 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("TCRYPT", tc)
+			// Lock records (and mount records) stay in the script's
+			// directory.
+			env.Setenv("CRYPTVOL_RUNTIME_DIR", filepath.Join(env.WorkDir, ".run"))
 			return nil
 		},
 		Cmds: withFSImageCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -48,6 +54,8 @@ func TestScripts(t *testing.T) {
 			// noleftover DIR FILE: no file below DIR but FILE holds
 			// FILE's contents, and none is a temporary file.
 			"noleftover": cmdNoLeftover,
+			// waitfile FILE: see cmdWaitFile.
+			"waitfile": cmdWaitFile,
 			// unpack NAME VAR: unpack a corpus file and set $VAR to its path.
 			"unpack": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
@@ -154,3 +162,48 @@ func cmdNoLeftover(ts *testscript.TestScript, neg bool, args []string) {
 type tsFataler struct{ ts *testscript.TestScript }
 
 func (f tsFataler) Fatal(args ...any) { f.ts.Fatalf("%s", fmt.Sprint(args...)) }
+
+// holdLock is the script program `holdlock exclusive|shared FILE COMMAND
+// [MOUNTPOINT]`, run in the background: it takes the volume lock on FILE
+// naming itself COMMAND (and MOUNTPOINT, as a mount daemon does), creates
+// FILE.held, and waits to be killed. The cryptvol commands of the script
+// then meet the lock as they would meet another cryptvol.
+func holdLock() int {
+	args := os.Args[1:]
+	if len(args) < 3 || len(args) > 4 || (args[0] != "exclusive" && args[0] != "shared") {
+		fmt.Fprintln(os.Stderr, "usage: holdlock exclusive|shared FILE COMMAND [MOUNTPOINT]")
+		return 1
+	}
+	mp := ""
+	if len(args) == 4 {
+		mp = args[3]
+	}
+	volume.SetLockHolder(args[2], mp)
+	d, err := volume.OpenDevice(args[1], args[0] == "shared")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer d.Close()
+	if err := os.WriteFile(args[1]+".held", nil, 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	time.Sleep(10 * time.Minute)
+	return 1
+}
+
+// cmdWaitFile is the script command `waitfile FILE`: wait (up to 20 s)
+// until FILE exists.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	for i := 0; i < 2000; i++ {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear in 20 s", args[0])
+}

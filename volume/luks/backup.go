@@ -85,13 +85,25 @@ func HeaderBackup(hdr volume.Device, w io.Writer) (int64, error) {
 	return done, nil
 }
 
+// RestoreOptions say what HeaderRestore may do without proof that the
+// backup belongs to the device.
+type RestoreOptions struct {
+	// Force restores a backup whose UUID differs from the device's, or
+	// onto a device with no LUKS header left to compare it with.
+	Force bool
+}
+
 // HeaderRestore writes a header backup made by HeaderBackup or cryptsetup
 // luksHeaderBackup over the header of hdr (cryptsetup luksHeaderRestore).
 // As cryptsetup, it refuses a backup that is not a valid LUKS header or
 // has requirement flags, a device whose current LUKS header has a
 // different data offset, key size or header size than the backup, and a
-// device header with requirement flags.
-func HeaderRestore(hdr volume.Device, backup io.ReaderAt, backupLen int64) error {
+// device header with requirement flags. Where cryptsetup asks for
+// confirmation, it refuses unless o.Force, with an error wrapping
+// volume.ErrForeignBackup: a backup whose UUID is not the one in the
+// device's header (read from whichever copy has its magic, even a damaged
+// one), and a device with no LUKS header at all.
+func HeaderRestore(hdr volume.Device, backup io.ReaderAt, backupLen int64, o RestoreOptions) error {
 	if backupLen <= 0 || backupLen > 2*maxHeaderSize+maxKeyslotsSize {
 		return fmt.Errorf("%w: %d bytes is not the size of a LUKS header backup", volume.ErrDamaged, backupLen)
 	}
@@ -115,6 +127,18 @@ func HeaderRestore(hdr volume.Device, backup io.ReaderAt, backupLen int64) error
 	if b.v1 != nil {
 		n = b.v1.areaEnd() // the padding page may be beyond a small device
 	}
+	before, err := volume.SnapshotHeader(hdr, volume.Extent{Offset: 0, Length: n})
+	if err != nil {
+		return fmt.Errorf("reading the device's header: %w", err)
+	}
+	backupUUID := b.uuid()
+	switch devUUID := deviceUUID(hdr); {
+	case o.Force:
+	case devUUID == "":
+		return fmt.Errorf("%w: the device has no LUKS header whose UUID could be compared with the backup's (%s)", volume.ErrForeignBackup, backupUUID)
+	case devUUID != backupUUID:
+		return fmt.Errorf("%w: its UUID %s is not the volume's, %s", volume.ErrForeignBackup, backupUUID, devUUID)
+	}
 	if cur, err := load(hdr, "luks"); err == nil {
 		if err := checkWritable(cur); err != nil {
 			return err
@@ -131,10 +155,21 @@ func HeaderRestore(hdr volume.Device, backup io.ReaderAt, backupLen int64) error
 	if n > hdr.Size() {
 		return fmt.Errorf("the device (%d bytes) is smaller than the %d-byte header backup", hdr.Size(), n)
 	}
+	if err := before.Check(hdr); err != nil {
+		return err
+	}
 	if err := writeAt(hdr, data[:n], 0, false); err != nil {
 		return err
 	}
 	return hdr.Sync()
+}
+
+// uuid is the header's UUID.
+func (l *loaded) uuid() string {
+	if l.v1 != nil {
+		return l.v1.UUID
+	}
+	return l.v2.bin.UUID
 }
 
 func version(l *loaded) int {

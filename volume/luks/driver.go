@@ -40,14 +40,44 @@ func (driver) Handles(t string) bool {
 // Detect recognises the LUKS magic of the primary header.
 func (driver) Detect(head []byte) bool { return IsLUKS(head) }
 
+// DetectDevice also finds a LUKS2 volume whose primary header is damaged
+// or wiped by the magic of its secondary header, as cryptsetup does.
+func (driver) DetectDevice(dev volume.Device) bool { return Present(dev) }
+
 // IsLUKS reports whether head starts with a LUKS1 or LUKS2 primary header.
 func IsLUKS(head []byte) bool {
 	return len(head) >= 8 && bytes.Equal(head[:6], magic1st)
 }
 
+// Present reports whether dev holds a LUKS header: the magic of a primary
+// header at 0, or of a LUKS2 secondary header at one of the offsets the
+// format allows (the primary may be damaged). No checksum is verified.
+func Present(dev volume.Device) bool {
+	return primaryMagic(dev) || secondaryAt(dev) >= 0
+}
+
+func primaryMagic(dev volume.Device) bool {
+	head, err := readAt(dev, 0, 8)
+	return err == nil && IsLUKS(head)
+}
+
+// secondaryAt is the offset of the first LUKS2 secondary header magic, or
+// -1.
+func secondaryAt(dev volume.Device) int64 {
+	for _, off := range secondaryOffsets {
+		if off+binHeaderSize > dev.Size() {
+			break
+		}
+		if m, err := readAt(dev, off, 8); err == nil && bytes.Equal(m[:6], magic2nd) {
+			return off
+		}
+	}
+	return -1
+}
+
 // headerVersion reads the format version: 1 or 2 from the primary header,
-// or 2 when only a LUKS2 secondary header can be found and the caller
-// asked for LUKS2.
+// or 2 when only a LUKS2 secondary header can be found (unless the caller
+// asked for LUKS1, which has no secondary).
 func headerVersion(dev volume.Device, typ string) (int, error) {
 	if dev.Size() >= 8 {
 		head, err := readAt(dev, 0, 8)
@@ -62,10 +92,30 @@ func headerVersion(dev volume.Device, typ string) (int, error) {
 			return v, nil
 		}
 	}
+	if typ != "luks1" && secondaryAt(dev) >= 0 {
+		return 2, nil // the primary is damaged or wiped: use the secondary copy
+	}
 	if typ == "luks2" || typ == "luks" {
-		return 2, nil // the primary may be wiped: look for a secondary copy
+		return 2, nil // let readLUKS2 report what it finds
 	}
 	return 0, fmt.Errorf("%w: no LUKS header", volume.ErrWrongPassword)
+}
+
+// deviceUUID is the UUID in the header on dev, read from the first header
+// copy with a magic even if its checksum fails (LUKS1 and LUKS2 keep it at
+// the same place), or "" when there is no LUKS header at all.
+func deviceUUID(dev volume.Device) string {
+	off := int64(0)
+	if !primaryMagic(dev) {
+		if off = secondaryAt(dev); off < 0 {
+			return ""
+		}
+	}
+	raw, err := readAt(dev, off+168, uuidLen)
+	if err != nil {
+		return ""
+	}
+	return cString(raw)
 }
 
 // loaded is a header of either version.
@@ -106,14 +156,40 @@ func (driver) Unlock(ctx context.Context, r *volume.Request) (*volume.Unlocked, 
 	if err != nil {
 		return nil, err
 	}
+	snap, err := snapshot(r.Header, l)
+	if err != nil {
+		return nil, err
+	}
 	detached := r.Header != r.Dev
+	var u *volume.Unlocked
 	if l.v2 != nil {
 		if l.v2.warning != "" {
 			warn(l.v2.warning)
 		}
-		return unlockLUKS2(ctx, r, l.v2, detached)
+		u, err = unlockLUKS2(ctx, r, l.v2, detached)
+	} else {
+		u, err = unlockLUKS1(ctx, r, l.v1, detached)
 	}
-	return unlockLUKS1(ctx, r, l.v1, detached)
+	if u != nil {
+		u.Header = snap
+	}
+	return u, err
+}
+
+// snapshot remembers the binary header(s) of l as they are on dev: every
+// change of a LUKS header rewrites them (LUKS2 raises the sequence id of
+// both copies; LUKS1 keyslot changes touch the keyslot table in the first
+// 592 bytes).
+func snapshot(dev volume.Device, l *loaded) (*volume.HeaderSnapshot, error) {
+	ext := []volume.Extent{{Offset: 0, Length: luks1HeaderSize}}
+	if l.v2 != nil {
+		ext = []volume.Extent{{Offset: 0, Length: binHeaderSize}, {Offset: int64(l.v2.size()), Length: binHeaderSize}}
+	}
+	s, err := volume.SnapshotHeader(dev, ext...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the LUKS header: %w", err)
+	}
+	return s, nil
 }
 
 // dataArea checks and sizes the data area on the data device.

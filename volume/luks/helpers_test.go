@@ -72,8 +72,38 @@ func dumpField(out, name string) string {
 	return ""
 }
 
+// rawDevice is a container file opened without the volume lock, as a
+// program that takes none would open it: these tests reopen the file by
+// path, and run cryptsetup on it (which waits for a flock), while they
+// hold it.
+type rawDevice struct {
+	*os.File
+	size int64
+}
+
+func (d *rawDevice) Size() int64 { return d.size }
+
+// openRaw opens path as a rawDevice, closed when the test ends.
+func openRaw(t testing.TB, path string, readOnly bool) *rawDevice {
+	t.Helper()
+	flag := os.O_RDWR
+	if readOnly {
+		flag = os.O_RDONLY
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	size, err := f.Seek(0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rawDevice{File: f, size: size}
+}
+
 // newImage makes a sparse file of size bytes and opens it as a Device.
-func newImage(t testing.TB, size int64) (string, *volume.FileDevice) {
+func newImage(t testing.TB, size int64) (string, *rawDevice) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "vol.img")
 	if err := os.WriteFile(p, nil, 0o600); err != nil {
@@ -82,12 +112,7 @@ func newImage(t testing.TB, size int64) (string, *volume.FileDevice) {
 	if err := os.Truncate(p, size); err != nil {
 		t.Fatal(err)
 	}
-	d, err := volume.OpenDevice(p, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return p, d
+	return p, openRaw(t, p, false)
 }
 
 // fastKDF are the cheap parameters cryptsetup's own test suite uses.

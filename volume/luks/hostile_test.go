@@ -41,12 +41,7 @@ func (g *guardedDevice) WriteAt(p []byte, off int64) (int, error) {
 
 func openGuarded(t *testing.T, path string, readOnly bool) *guardedDevice {
 	t.Helper()
-	d, err := volume.OpenDevice(path, readOnly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return &guardedDevice{Device: d, t: t}
+	return &guardedDevice{Device: openRaw(t, path, readOnly), t: t}
 }
 
 // TestHostileHeaders opens every malicious or invalid header of the corpus

@@ -48,9 +48,44 @@ func (o *KeyslotOptions) warn(msg string) {
 // unlocked is a header opened for editing with the volume key.
 type unlocked struct {
 	l      *loaded
-	digest string // LUKS2: the data segment's digest
+	dev    volume.Device // the header device, guarded: write through it
+	digest string        // LUKS2: the data segment's digest
 	key    []byte
 	slot   int
+}
+
+// watchedDevice is a header device whose first write fails with
+// volume.ErrHeaderChanged if the header on disk is no longer the one
+// loaded: a program the lock cannot see may have rewritten it while the
+// keys were derived. Later writes (the operation's own) are not checked.
+type watchedDevice struct {
+	volume.Device
+	snap    *volume.HeaderSnapshot
+	checked bool
+}
+
+func (g *watchedDevice) WriteAt(p []byte, off int64) (int, error) {
+	if !g.checked {
+		testHookBeforeHeaderWrite()
+		if err := g.snap.Check(g.Device); err != nil {
+			return 0, err
+		}
+		g.checked = true
+	}
+	return g.Device.WriteAt(p, off)
+}
+
+// testHookBeforeHeaderWrite runs just before a header change checks that
+// the header on disk is still the one loaded; tests change it there.
+var testHookBeforeHeaderWrite = func() {}
+
+// watch snapshots the header l was loaded from and returns dev guarded.
+func watch(dev volume.Device, l *loaded) (volume.Device, error) {
+	snap, err := snapshot(dev, l)
+	if err != nil {
+		return nil, err
+	}
+	return &watchedDevice{Device: dev, snap: snap}, nil
 }
 
 // unlockHeader loads the header and opens a keyslot with the credentials.
@@ -59,12 +94,16 @@ func unlockHeader(ctx context.Context, hdr volume.Device, creds volume.Credentia
 	if err != nil {
 		return nil, err
 	}
+	g, err := watch(hdr, l)
+	if err != nil {
+		return nil, err
+	}
 	pass, err := Passphrase(creds)
 	if err != nil {
 		return nil, err
 	}
 	defer clear(pass)
-	u := &unlocked{l: l}
+	u := &unlocked{l: l, dev: g}
 	var atts []attempt
 	if l.v1 != nil {
 		if l.v1.specErr != nil {
@@ -114,9 +153,9 @@ func AddKey(ctx context.Context, hdr volume.Device, creds volume.Credentials, ne
 	defer clear(u.key)
 	rnd := orRand(o.Rand)
 	if u.l.v1 != nil {
-		return addLUKS1(ctx, hdr, u.l.v1, u.key, newPass, o, rnd)
+		return addLUKS1(ctx, u.dev, u.l.v1, u.key, newPass, o, rnd)
 	}
-	return addLUKS2(ctx, hdr, u.l.v2, u.digest, u.key, newPass, o, rnd, "")
+	return addLUKS2(ctx, u.dev, u.l.v2, u.digest, u.key, newPass, o, rnd, "")
 }
 
 func freeLUKS1Slot(h *luks1Header, want *int, except int) (int, error) {
@@ -289,7 +328,7 @@ func RemoveKey(ctx context.Context, hdr volume.Device, creds volume.Credentials,
 	if activeSlots(u) <= 1 && !force {
 		return 0, ErrLastKeyslot
 	}
-	return u.slot, killSlot(hdr, u.l, u.slot, orRand(rnd))
+	return u.slot, killSlot(u.dev, u.l, u.slot, orRand(rnd))
 }
 
 // KillSlot removes keyslot slot (cryptsetup luksKillSlot). When verify is
@@ -303,7 +342,11 @@ func KillSlot(ctx context.Context, hdr volume.Device, slot int, verify *volume.C
 	if err := checkWritable(l); err != nil {
 		return err
 	}
-	u := &unlocked{l: l}
+	g, err := watch(hdr, l)
+	if err != nil {
+		return err
+	}
+	u := &unlocked{l: l, dev: g}
 	if l.v2 != nil {
 		if seg, err := l.v2.dataSegment(); err == nil {
 			u.digest = seg.Digest
@@ -333,7 +376,7 @@ func KillSlot(ctx context.Context, hdr volume.Device, slot int, verify *volume.C
 	if counted && activeSlots(u) <= 1 && !force {
 		return ErrLastKeyslot
 	}
-	return killSlot(hdr, l, slot, orRand(rnd))
+	return killSlot(g, l, slot, orRand(rnd))
 }
 
 // killSlot drops the keyslot from the header, then wipes its key material.
@@ -389,11 +432,11 @@ func ChangeKey(ctx context.Context, hdr volume.Device, creds volume.Credentials,
 			return 0, err
 		}
 		old := areas[oldID]
-		slot, err := addLUKS2(ctx, hdr, h, u.digest, u.key, newPass, o, rnd, oldID)
+		slot, err := addLUKS2(ctx, u.dev, h, u.digest, u.key, newPass, o, rnd, oldID)
 		if err != nil {
 			return 0, err
 		}
-		return slot, wipe(hdr, int64(old.off), int64(old.len), rnd)
+		return slot, wipe(u.dev, int64(old.off), int64(old.len), rnd)
 	}
 	h := u.l.v1
 	slot, err := freeLUKS1Slot(h, o.Slot, u.slot)
@@ -419,15 +462,15 @@ func ChangeKey(ctx context.Context, hdr volume.Device, creds volume.Credentials,
 		next.Slots[u.slot] = luks1Slot{Active: luks1SlotDisabled, Offset: h.Slots[u.slot].Offset, Stripes: h.Slots[u.slot].Stripes}
 	}
 	off, _ := h.slotMaterial(slot)
-	if err := writeAt(hdr, material, off, false); err != nil {
+	if err := writeAt(u.dev, material, off, false); err != nil {
 		return 0, err
 	}
-	if err := writeLUKS1Header(hdr, &next); err != nil {
+	if err := writeLUKS1Header(u.dev, &next); err != nil {
 		return 0, err
 	}
 	*h = next
 	if slot != u.slot {
-		if err := wipe(hdr, oldOff, oldN, rnd); err != nil {
+		if err := wipe(u.dev, oldOff, oldN, rnd); err != nil {
 			return slot, err
 		}
 	}

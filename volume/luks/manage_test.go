@@ -15,14 +15,9 @@ import (
 	"github.com/cryptvol/cryptvol/volume"
 )
 
-func openDev(t testing.TB, path string) *volume.FileDevice {
+func openDev(t testing.TB, path string) *rawDevice {
 	t.Helper()
-	d, err := volume.OpenDevice(path, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
+	return openRaw(t, path, false)
 }
 
 func fastSlot() KeyslotOptions { return KeyslotOptions{KDF: fastKDF("pbkdf2")} }
@@ -331,7 +326,7 @@ func TestHeaderBackupRestore(t *testing.T) {
 		if _, err := openPath(t, p, pw(pass), volume.Options{ReadOnly: true}); err == nil {
 			t.Fatalf("%s: opens with every keyslot killed", src)
 		}
-		if err := HeaderRestore(d, bytes.NewReader(tb), int64(len(tb))); err != nil {
+		if err := HeaderRestore(d, bytes.NewReader(tb), int64(len(tb)), RestoreOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := openPath(t, p, pw(pass), volume.Options{ReadOnly: true}); err != nil {
@@ -344,7 +339,7 @@ func TestHeaderBackupRestore(t *testing.T) {
 	if _, err := HeaderBackup(openDev(t, testdata.Unpack(t, "compatimage.img.xz")), &b1); err != nil {
 		t.Fatal(err)
 	}
-	if err := HeaderRestore(openDev(t, p2), bytes.NewReader(b1.Bytes()), int64(b1.Len())); err == nil {
+	if err := HeaderRestore(openDev(t, p2), bytes.NewReader(b1.Bytes()), int64(b1.Len()), RestoreOptions{Force: true}); err == nil {
 		t.Fatal("a LUKS1 backup was restored over a LUKS2 header")
 	}
 	// A backup with requirement flags is refused.
@@ -354,7 +349,7 @@ func TestHeaderBackupRestore(t *testing.T) {
 		t.Fatalf("backup of a header with requirements: %v", err)
 	}
 	free := testdata.CopyFile(t, unpackMember(t, "luks2_header_requirements.tar.xz/luks2_header_requirements_free"))
-	if err := HeaderRestore(openDev(t, free), bytes.NewReader(br.Bytes()), int64(br.Len())); !errors.Is(err, volume.ErrUnsupported) {
+	if err := HeaderRestore(openDev(t, free), bytes.NewReader(br.Bytes()), int64(br.Len()), RestoreOptions{Force: true}); !errors.Is(err, volume.ErrUnsupported) {
 		t.Fatalf("restoring a backup with requirements: %v", err)
 	}
 }

@@ -202,10 +202,7 @@ func TestDetachedHeader(t *testing.T) {
 	for _, typ := range []string{"luks1", "luks2"} {
 		dataPath, dataDev := newImage(t, 4<<20)
 		hp := filepath.Join(dir, typ+".hdr")
-		hd, err := volume.OpenDevice(createEmpty(t, hp), false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		hd := openRaw(t, createEmpty(t, hp), false)
 		if _, err := Create(context.Background(), dataDev, CreateOptions{Type: typ, KDF: fastKDF("pbkdf2"), Header: hd, Quick: true}, pw(pass)); err != nil {
 			t.Fatal(err)
 		}

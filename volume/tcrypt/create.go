@@ -120,6 +120,10 @@ type layout struct {
 	hidden               bool
 	dataOffset, dataSize int64
 	devSize              int64
+	// before, for a hidden volume, is the outer container's headers as
+	// they were when the creation began: if another program rewrote one
+	// since, nothing is written.
+	before *volume.HeaderSnapshot
 }
 
 // Create writes a new normal volume over the whole of dev (whose size is
@@ -154,7 +158,11 @@ func CreateHidden(ctx context.Context, dev volume.Device, creds volume.Credentia
 		free := size - headerGroupSize - hiddenReservedEnd - max(usedEnd, headerGroupSize)
 		return nil, fmt.Errorf("%w: it needs %d bytes, the outer volume has %d free bytes after its last used cluster", ErrNoRoom, hiddenSize, max(free, 0))
 	}
-	return create(ctx, dev, creds, o, layout{hidden: true, dataOffset: start, dataSize: hiddenSize, devSize: size})
+	before, err := volume.SnapshotHeader(dev, headerCopies(size)...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the volume headers: %w", err)
+	}
+	return create(ctx, dev, creds, o, layout{hidden: true, dataOffset: start, dataSize: hiddenSize, devSize: size, before: before})
 }
 
 func create(ctx context.Context, dev volume.Device, creds volume.Credentials, o CreateOptions, l layout) (*Created, error) {
@@ -205,13 +213,22 @@ func create(ctx context.Context, dev volume.Device, creds volume.Credentials, o 
 	if l.hidden {
 		primary, backup = offHidden, l.devSize+offBackupHidden
 	}
-	for i, off := range []int64{primary, backup} {
+	var sealed [2][]byte
+	for i := range sealed {
 		start := time.Now()
-		if err := writeHeader(ctx, dev, off, h, s, k, pass, ent); err != nil {
+		if sealed[i], err = sealHeader(ctx, h, s, k, pass, ent); err != nil {
 			return nil, err
 		}
 		if i == 0 {
 			out.KDFTime = time.Since(start)
+		}
+	}
+	if err := l.before.Check(dev); err != nil {
+		return nil, err
+	}
+	for i, off := range []int64{primary, backup} {
+		if _, err := dev.WriteAt(sealed[i], off); err != nil {
+			return nil, err
 		}
 	}
 	mode, err := s.dataMode(h.Keys[:s.keyBytes()])
@@ -238,26 +255,38 @@ func create(ctx context.Context, dev volume.Device, creds volume.Credentials, o 
 	return out, nil
 }
 
-// writeHeader derives a header key over a fresh salt and writes the
-// encrypted header at off.
-func writeHeader(ctx context.Context, dev volume.Device, off int64, h *header, s scheme, k kdfCandidate, pass []byte, ent *entropy) error {
+// sealHeader derives a header key over a fresh salt and returns the
+// encrypted header, ready to be written.
+func sealHeader(ctx context.Context, h *header, s scheme, k kdfCandidate, pass []byte, ent *entropy) ([]byte, error) {
 	raw := make([]byte, headerSize)
 	if err := ent.fill(raw[:saltSize]); err != nil {
-		return err
+		return nil, err
 	}
 	key, err := deriveHeaderKey(ctx, k, pass, raw[:saltSize])
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer clear(key)
 	plain := h.marshal()
 	defer clear(plain)
 	if err := s.encryptHeader(plain, key); err != nil {
-		return err
+		return nil, err
 	}
 	copy(raw[saltSize:], plain)
-	_, err = dev.WriteAt(raw, off)
-	return err
+	return raw, nil
+}
+
+// headerCopies are the 512-byte header copies of a container of size
+// bytes: normal and hidden, primary and backup. A snapshot of them before
+// a header is rewritten tells whether another program rewrote one since.
+func headerCopies(size int64) []volume.Extent {
+	var ext []volume.Extent
+	for _, off := range []int64{offNormal, offHidden, size + offBackupNormal, size + offBackupHidden} {
+		if off >= 0 {
+			ext = append(ext, volume.Extent{Offset: off, Length: headerSize})
+		}
+	}
+	return ext
 }
 
 // fillDataArea writes the data area with zeros encrypted under a

@@ -40,7 +40,12 @@ func (driver) Unlock(ctx context.Context, r *volume.Request) (*volume.Unlocked, 
 		o.Type = ""
 	}
 	size := r.Header.Size()
-	f, err := unlockHeader(ctx, r.Header, r.Creds, o, headerLocations(size, o))
+	locs := headerLocations(size, o)
+	snap, err := volume.SnapshotHeader(r.Header, headerExtents(locs)...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the volume header: %w", err)
+	}
+	f, err := unlockHeader(ctx, r.Header, r.Creds, o, locs)
 	if err != nil {
 		return nil, err
 	}
@@ -52,12 +57,23 @@ func (driver) Unlock(ctx context.Context, r *volume.Request) (*volume.Unlocked, 
 	if err != nil {
 		return nil, err
 	}
+	u.Header = snap
 	if o.ProtectHidden != nil && !o.Hidden {
 		if err := protectHidden(ctx, r, o, u); err != nil {
 			return nil, err
 		}
 	}
 	return u, nil
+}
+
+// headerExtents are the 512-byte header copies at locs, which a snapshot
+// watches.
+func headerExtents(locs []location) []volume.Extent {
+	ext := make([]volume.Extent, len(locs))
+	for i, l := range locs {
+		ext[i] = volume.Extent{Offset: l.Offset, Length: headerSize}
+	}
+	return ext
 }
 
 func orDiscard(w func(string)) func(string) {

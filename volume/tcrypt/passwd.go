@@ -29,6 +29,10 @@ func ChangeCredentials(ctx context.Context, dev volume.Device, old, new volume.C
 	if opts.System {
 		return fmt.Errorf("%w: changing the password of system encryption is left to VeraCrypt's boot loader tools", volume.ErrUnsupported)
 	}
+	before, err := volume.SnapshotHeader(dev, headerCopies(dev.Size())...)
+	if err != nil {
+		return fmt.Errorf("reading the volume headers: %w", err)
+	}
 	f, err := unlockHeader(ctx, dev, old, opts, headerLocations(dev.Size(), opts))
 	if err != nil {
 		return err
@@ -62,8 +66,20 @@ func ChangeCredentials(ctx context.Context, dev volume.Device, old, new volume.C
 	if f.loc.Hidden {
 		primary, backup = offHidden, size+offBackupHidden
 	}
-	for _, off := range []int64{primary, backup} {
-		if err := writeHeader(ctx, dev, off, f.hdr, f.scheme, k, pass, ent); err != nil {
+	var sealed [2][]byte
+	for i := range sealed {
+		if sealed[i], err = sealHeader(ctx, f.hdr, f.scheme, k, pass, ent); err != nil {
+			return err
+		}
+	}
+	// The key derivations took seconds: a header rewritten meanwhile by a
+	// program the lock cannot see must not be overwritten blindly.
+	testHookBeforeHeaderWrite()
+	if err := before.Check(dev); err != nil {
+		return err
+	}
+	for i, off := range []int64{primary, backup} {
+		if _, err := dev.WriteAt(sealed[i], off); err != nil {
 			return err
 		}
 		if err := dev.Sync(); err != nil {
