@@ -49,6 +49,10 @@ type Unlocked struct {
 	ProtectedOffset, ProtectedSize int64
 	// MasterKey is kept only to answer --show-key; it is wiped on Close.
 	MasterKey []byte
+	// State, set by drivers that implement Reopener, describes Mode so
+	// that the volume can be snapshot and reopened without credentials
+	// (Volume.Snapshot, Reopen). Its key is wiped on Close.
+	State *ModeState
 	// Close releases driver state; may be nil.
 	Close func() error
 }

@@ -67,7 +67,11 @@ func OpenDeviceWith(ctx context.Context, dev, hdr Device, c Credentials, o Optio
 	for _, d := range ds {
 		u, err := d.Unlock(ctx, req)
 		if err == nil {
-			return newVolume(dev, u, o)
+			v, err := newVolume(dev, u, o)
+			if v != nil {
+				v.driver = d
+			}
+			return v, err
 		}
 		if !errors.Is(err, ErrWrongPassword) {
 			return nil, err

@@ -15,6 +15,7 @@ import (
 // start of the data area. It is safe for concurrent use.
 type Volume struct {
 	dev      Device
+	driver   Driver // that unlocked it; nil for New
 	mode     sector.Mode
 	u        *Unlocked
 	ss       int64
@@ -214,8 +215,9 @@ func (v *Volume) Close() error {
 	if !v.readOnly {
 		first = v.dev.Sync()
 	}
-	for i := range v.u.MasterKey {
-		v.u.MasterKey[i] = 0
+	clear(v.u.MasterKey)
+	if v.u.State != nil {
+		clear(v.u.State.Key)
 	}
 	if v.u.Close != nil {
 		if err := v.u.Close(); err != nil && first == nil {

@@ -74,11 +74,11 @@ func HeaderRestore(ctx context.Context, dev volume.Device, creds volume.Credenti
 		return fmt.Errorf("%w: restore system-encryption headers with VeraCrypt's rescue disk", volume.ErrUnsupported)
 	}
 	bo := o
-	var locs []location
-	if o.Hidden {
-		locs = []location{{Offset: offHidden, Hidden: true}}
-	} else {
-		locs = []location{{Offset: offNormal}}
+	// The backup's hidden header opens with the hidden password alone,
+	// as the volume's own does.
+	locs := []location{{Offset: offHidden, Hidden: true}}
+	if !o.Hidden {
+		locs = append([]location{{Offset: offNormal}}, locs...)
 	}
 	f, err := unlockHeader(ctx, &memDevice{backup}, creds, bo, locs)
 	if err != nil {
