@@ -74,11 +74,14 @@ exits when it holds no volume.
 
 // openStore opens where unlocked volumes are kept.
 func openStore() (keep.Store, error) {
+	// The agent is this program again; argv[0] stays as it was run, so
+	// that a multi-call binary (the test binary of testscript) still
+	// knows it is cryptvol.
 	exe, err := os.Executable()
 	if err != nil {
 		exe = os.Args[0]
 	}
-	return keep.Open(keep.Options{AgentCommand: []string{exe, "unlock-agent"}})
+	return keep.Open(keep.Options{AgentPath: exe, AgentArgs: []string{os.Args[0], "unlock-agent"}})
 }
 
 func runUnlock(ctx context.Context, a *app, args []string) error {
@@ -133,7 +136,7 @@ func runUnlock(ctx context.Context, a *app, args []string) error {
 	if err := st.Put(e); err != nil {
 		return withCode(exitIO, fmt.Errorf("keeping the volume unlocked in %s: %w", st.Where(), err))
 	}
-	what := info.Format
+	what := info.Format + ", " + info.Encryption + ", " + info.Hash
 	if info.Hidden {
 		what += ", hidden volume"
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -8,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/cryptvol/cryptvol/internal/keep"
 	"github.com/cryptvol/cryptvol/internal/testdata"
 )
 
@@ -33,11 +37,14 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("TCRYPT", tc)
+			isolateUnlock(env, filepath.Join(env.WorkDir, ".run"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// exitcode N CMD ARGS...: see cmdExitcode.
 			"exitcode": cmdExitcode,
+			// sleep DURATION: wait (for a timeout to pass).
+			"sleep": cmdSleep,
 			// unpack NAME VAR: unpack a corpus file and set $VAR to its path.
 			"unpack": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
@@ -87,4 +94,31 @@ func toolCondition(cond string) (ok, known bool) {
 	}
 	_, err := exec.LookPath(name)
 	return err == nil, true
+}
+
+// isolateUnlock gives a script its own store of unlocked volumes: a
+// keyring of its own and an agent in run; both are emptied (and the agent
+// ends) when the script ends.
+func isolateUnlock(env *testscript.Env, run string) {
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	name := "cryptvol-test-" + hex.EncodeToString(rnd[:])
+	env.Setenv("CRYPTVOL_KEYRING", name)
+	env.Setenv("CRYPTVOL_RUNTIME_DIR", run)
+	env.Defer(func() {
+		keep.RemoveKeyring(name)
+		keep.StopAgent(run)
+	})
+}
+
+// cmdSleep is the script command `sleep DURATION` (time.ParseDuration).
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("sleep: %v", err)
+	}
+	time.Sleep(d)
 }

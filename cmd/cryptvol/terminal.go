@@ -40,6 +40,8 @@ func promptPassword(a *app, prompt string) ([]byte, error) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
+	echoOff(fd)
+	defer term.Restore(fd, saved)
 	fmt.Fprint(a.stderr, prompt)
 	type read struct {
 		pw  []byte
@@ -58,8 +60,8 @@ func promptPassword(a *app, prompt string) ([]byte, error) {
 		}
 		return r.pw, nil
 	case <-sig:
-		// The read stays blocked in its goroutine; the process ends.
-		term.Restore(fd, saved)
+		// The read stays blocked in its goroutine; the process ends
+		// (the deferred Restore gives the terminal its echo back).
 		fmt.Fprintln(a.stderr)
 		return nil, errInterrupted
 	}

@@ -26,12 +26,19 @@ const SocketName = "unlock-agent.sock"
 
 // agent is the client side of the per-user agent.
 type agent struct {
-	dir   string
-	start []string
+	dir  string
+	path string
+	args []string
 }
 
 func openAgent(o Options) (Store, error) {
-	return &agent{dir: RuntimeDir(), start: o.AgentCommand}, nil
+	return &agent{dir: RuntimeDir(), path: o.AgentPath, args: o.AgentArgs}, nil
+}
+
+// StopAgent empties the agent serving dir, if one does, which then exits.
+func StopAgent(dir string) error {
+	_, err := (&agent{dir: dir}).DeleteAll()
+	return err
 }
 
 func (a *agent) Where() string {
@@ -90,7 +97,7 @@ func (a *agent) sock() string { return filepath.Join(a.dir, SocketName) }
 // call sends one request; startAgent starts the agent if none answers.
 func (a *agent) call(req request, secret []byte, startAgent bool) (*response, []byte, error) {
 	c, err := net.DialTimeout("unix", a.sock(), 2*time.Second)
-	if err != nil && startAgent && len(a.start) > 0 {
+	if err != nil && startAgent && a.path != "" {
 		if err = a.launch(); err == nil {
 			c, err = net.DialTimeout("unix", a.sock(), 2*time.Second)
 		}
@@ -137,8 +144,7 @@ func (e errNoAgent) Error() string { return "no cryptvol agent is running: " + e
 
 // launch starts the agent in the background and waits for its socket.
 func (a *agent) launch() error {
-	cmd := exec.Command(a.start[0], a.start[1:]...)
-	cmd.Env = os.Environ()
+	cmd := &exec.Cmd{Path: a.path, Args: a.args, Env: os.Environ()}
 	cmd.SysProcAttr = detached()
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {

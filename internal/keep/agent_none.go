@@ -16,3 +16,6 @@ func openAgent(o Options) (Store, error) {
 func ServeAgent(ctx context.Context, idle time.Duration) error {
 	return errors.New("the unlock agent is not supported on this system")
 }
+
+// StopAgent does nothing: there is no agent here.
+func StopAgent(dir string) error { return nil }

@@ -65,10 +65,12 @@ var ErrNotFound = errors.New("not unlocked")
 
 // Options say which store to open.
 type Options struct {
-	// AgentCommand is the command line that starts the agent (the CLI
-	// re-executes itself: cryptvol unlock-agent). Without it the agent
-	// store only reaches an agent that already runs.
-	AgentCommand []string
+	// AgentPath and AgentArgs start the agent: the program to run and
+	// its argument list, the program's name first (the CLI re-executes
+	// itself, os.Executable(), as "cryptvol unlock-agent"). Without
+	// AgentPath the agent store only reaches an agent that already runs.
+	AgentPath string
+	AgentArgs []string
 }
 
 // Open returns the store to use here: the kernel keyring where it works,

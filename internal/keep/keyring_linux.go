@@ -228,3 +228,16 @@ func (k *keyring) DeleteAll() (int, error) {
 	}
 	return n, nil
 }
+
+// RemoveKeyring removes the keyring of that name from the user keyring,
+// with every entry in it.
+func RemoveKeyring(name string) error {
+	k := &keyring{name: name}
+	id, err := k.ring(false)
+	if err != nil || id == 0 {
+		return err
+	}
+	k.DeleteAll()
+	_, err = unix.KeyctlInt(unix.KEYCTL_INVALIDATE, id, 0, 0, 0)
+	return err
+}
