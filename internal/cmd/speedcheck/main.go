@@ -20,12 +20,18 @@
 // Usage:
 //
 //	go run ./internal/cmd/speedcheck [-seconds 2] [-floor 0.5] [-require-tools] [-full]
+//	go run ./internal/cmd/speedcheck -unlock [-rounds 3] [-busy 2]
 //
 // With -full it also checks that XTS on two threads over a 5 MiB buffer
 // runs at least 1.8x one thread (AES, Serpent, Twofish; wall time, best
 // sample) and that PBKDF2 iterations per CPU second for a 256-bit key are
 // at least what `cryptsetup benchmark` prints for SHA-512, SHA-256,
 // RIPEMD-160 and Whirlpool.
+//
+// With -unlock it only times unlocking against VeraCrypt 1.26.24 (see
+// unlockChecks): right and wrong passwords on an AES/SHA-512 and an
+// AES/Streebog volume, quiet and beside busy processes, and `ls` after
+// `cryptvol unlock`.
 //
 // It exits 1 when a ratio is below the floor, 2 on a usage or tool error,
 // and reports SKIP (exit 0, unless -require-tools) for a missing tool.
@@ -59,8 +65,21 @@ func main() {
 	floor := flag.Float64("floor", 0.5, "minimum ratio cryptvol/reference")
 	require := flag.Bool("require-tools", false, "fail instead of skipping when openssl or botan is missing")
 	full := flag.Bool("full", false, "also check two-thread scaling and PBKDF2 against cryptsetup benchmark")
+	unlock := flag.Bool("unlock", false, "only time unlocking against VeraCrypt 1.26.24 (issue 16's table) and ls after cryptvol unlock")
+	rounds := flag.Int("rounds", 3, "with -unlock: runs of each side, alternating; the best counts")
+	busy := flag.Int("busy", 2, "with -unlock: CPU-bound processes beside both sides in the loaded runs")
+	spin := flag.Bool("busy-loop", false, "internal: be one of those CPU-bound processes")
 	flag.Parse()
 	d := time.Duration(*seconds * float64(time.Second))
+	if *spin {
+		busyLoop()
+	}
+	if *unlock {
+		if unlockChecks(*rounds, *busy) {
+			os.Exit(1)
+		}
+		return
+	}
 
 	fmt.Printf("speedcheck: one thread, %d-byte buffer, XTS (cryptvol with %d-byte data units); MB = 10^6 bytes per CPU second\n",
 		bufSize, sectorSize)
