@@ -18,7 +18,9 @@ import (
 // (job.cores), or when nothing runs. So the first VeraCrypt derivation has
 // every core to itself instead of a fair share beside the unlikely ones,
 // while a one-lane derivation (Argon2id) leaves the other cores to the
-// next job. The waiting is a blocking receive: no goroutine spins while
+// next job — unless that is Argon2id too: two of them would share the
+// memory bandwidth they are bound by, and need their memory (416 MiB to
+// 1 GiB each) at once. The waiting is a blocking receive: no goroutine spins while
 // the derivations need the cores, so a busy machine loses nothing to the
 // scheduler.
 func search(ctx context.Context, jobs []*job, encryption string, progress func(string)) (*found, error) {
@@ -36,15 +38,19 @@ func search(ctx context.Context, jobs []*job, encryption string, progress func(s
 	cores := runtime.GOMAXPROCS(0)
 	var (
 		next, busy, running int
+		hogs                int // Argon2 jobs running
 		best                *found
 		errs                []error
 	)
 	for {
-		for next < len(jobs) && best == nil && ctx.Err() == nil && (running == 0 || busy < cores) {
+		for next < len(jobs) && best == nil && ctx.Err() == nil && (running == 0 || busy < cores && !(hogs > 0 && jobs[next].kdf.argon2())) {
 			j := jobs[next]
 			next++
 			busy += j.cores()
 			running++
+			if j.kdf.argon2() {
+				hogs++
+			}
 			if progress != nil {
 				progress(j.String())
 			}
@@ -61,6 +67,9 @@ func search(ctx context.Context, jobs []*job, encryption string, progress func(s
 		r := <-results
 		running--
 		busy -= r.j.cores()
+		if r.j.kdf.argon2() {
+			hogs--
+		}
 		switch {
 		case r.f != nil && best == nil:
 			best = r.f
