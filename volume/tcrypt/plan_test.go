@@ -42,13 +42,17 @@ func TestPlanOrder(t *testing.T) {
 		copyAt(location{Offset: 3 << 20, Hidden: true, Backup: true}, 5),
 	}
 	pass := func(kdfCandidate) []byte { return nil }
-	jobs, bp := plan(kdfs, copies, pass, false)
+	jobs, bp, err := plan(kdfs, copies, pass, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	names := jobNames(jobs)
 	want := []string{
 		"TrueCrypt RIPEMD-160, normal header", "TrueCrypt SHA-512, normal header", "TrueCrypt Whirlpool, normal header", "TrueCrypt SHA-1, normal header",
 		"TrueCrypt RIPEMD-160, hidden header", "TrueCrypt SHA-512, hidden header", "TrueCrypt Whirlpool, hidden header", "TrueCrypt SHA-1, hidden header",
 		"TrueCrypt RIPEMD-160, hidden header", "TrueCrypt SHA-512, hidden header", "TrueCrypt Whirlpool, hidden header", "TrueCrypt SHA-1, hidden header",
-		"VeraCrypt SHA-512, normal header", "VeraCrypt SHA-512, hidden header",
+		"VeraCrypt SHA-512 (single ciphers), normal header", "VeraCrypt SHA-512 (single ciphers), hidden header",
+		"VeraCrypt SHA-512 (cascades), normal header", "VeraCrypt SHA-512 (cascades), hidden header",
 		"VeraCrypt SHA-256, normal header", "VeraCrypt BLAKE2s-256, normal header", "VeraCrypt Whirlpool, normal header",
 		"VeraCrypt Streebog, normal header", "VeraCrypt Argon2id, normal header", "VeraCrypt RIPEMD-160, normal header",
 		"VeraCrypt SHA-256, hidden header", "VeraCrypt BLAKE2s-256, hidden header", "VeraCrypt Whirlpool, hidden header",
@@ -61,11 +65,11 @@ func TestPlanOrder(t *testing.T) {
 	for _, j := range bp.jobs {
 		backup = append(backup, j.String())
 	}
-	if len(bp.jobs) != 5 || bp.jobs[4].String() != "VeraCrypt SHA-512, backup normal header + backup hidden header" || len(bp.jobs[4].salts) != 2 || !bp.partial {
+	if len(bp.jobs) != 6 || bp.jobs[5].String() != "VeraCrypt SHA-512 (cascades), backup normal header + backup hidden header" || len(bp.jobs[5].salts) != 2 || !bp.partial {
 		t.Fatalf("backup round: %q (partial %v)", backup, bp.partial)
 	}
-	_, hinted := plan(selectKDFs("Whirlpool", true, true, false, 0), copies, pass, true)
-	if len(hinted.jobs) != 2 || hinted.partial || !hinted.jobs[1].kdf.VeraCrypt {
+	_, hinted, _ := plan(selectKDFs("Whirlpool", true, true, false, 0), copies, pass, true, "")
+	if len(hinted.jobs) != 3 || hinted.partial || !hinted.jobs[1].kdf.VeraCrypt || hinted.jobs[2].part != "cascades" {
 		t.Fatalf("hinted backup round: %q", jobNames(hinted.jobs))
 	}
 }
@@ -79,8 +83,8 @@ func TestPlanSharesSalts(t *testing.T) {
 		copyAt(location{Offset: 2 << 20, Backup: true}, 7),
 	}
 	kdfs := selectKDFs("SHA-512", true, false, false, 0)
-	jobs, bp := plan(kdfs, copies, func(kdfCandidate) []byte { return nil }, true)
-	if len(jobs) != 1 || len(jobs[0].salts) != 1 || len(jobs[0].salts[0].copies) != 2 {
+	jobs, bp, _ := plan(kdfs, copies, func(kdfCandidate) []byte { return nil }, true, "")
+	if len(jobs) != 2 || len(jobs[0].salts) != 1 || len(jobs[0].salts[0].copies) != 2 || len(jobs[1].salts[0].copies) != 2 {
 		t.Fatalf("jobs %q", jobNames(jobs))
 	}
 	if len(bp.jobs) != 0 {
@@ -88,9 +92,11 @@ func TestPlanSharesSalts(t *testing.T) {
 	}
 }
 
-// TestSearchGivesTheDefaultAllCores opens a default VeraCrypt volume
-// without hints on two cores: once VeraCrypt's SHA-512 starts, which keeps
-// both cores busy, nothing else may start before it has found the key.
+// TestSearchGivesTheDefaultAllCores opens a default VeraCrypt volume (AES,
+// SHA-512) without hints on two cores: VeraCrypt's SHA-512 for single
+// ciphers on the normal header finds it, with nothing beside it but the
+// same on the hidden header (and perhaps SHA-512 for cascades, once that
+// ended): no other PRF may start.
 func TestSearchGivesTheDefaultAllCores(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	im := imageByName(t, "vc_1-sha512-xts-aes")
@@ -106,7 +112,43 @@ func TestSearchGivesTheDefaultAllCores(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.Close()
-	if last := started[len(started)-1]; last != "VeraCrypt SHA-512, normal header" {
-		t.Fatalf("started after VeraCrypt's SHA-512 on the normal header: %q", started)
+	var vera []string
+	for _, s := range started {
+		if strings.HasPrefix(s, "VeraCrypt") {
+			vera = append(vera, s)
+		}
+	}
+	if len(vera) < 1 || vera[0] != "VeraCrypt SHA-512 (single ciphers), normal header" || len(vera) > 3 {
+		t.Fatalf("VeraCrypt derivations started: %q", vera)
+	}
+	for _, s := range vera {
+		if !strings.HasPrefix(s, "VeraCrypt SHA-512 ") {
+			t.Fatalf("another PRF started before the default found the key: %q", vera)
+		}
+	}
+}
+
+// TestPlanKeyLength checks what each job derives: one SHA-512 block for
+// the single ciphers, the whole key for cascades, Argon2id always whole,
+// and with --encryption AES one block for every PBKDF2.
+func TestPlanKeyLength(t *testing.T) {
+	copies := []*headerCopy{copyAt(location{Offset: offNormal}, 1)}
+	pass := func(kdfCandidate) []byte { return nil }
+	jobs, _, _ := plan(selectKDFs("", true, false, false, 0), copies, pass, false, "")
+	got := map[string]int{}
+	for _, j := range jobs {
+		got[j.kdf.PRF+"/"+j.part] = j.keyLen
+	}
+	want := map[string]int{"SHA-512/single ciphers": 64, "SHA-512/cascades": 192, "SHA-256/": 192, "Argon2id/": 192, "Streebog/": 192}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s derives %d bytes, want %d (all: %v)", k, got[k], n, got)
+		}
+	}
+	jobs, _, _ = plan(selectKDFs("", true, false, false, 0), copies, pass, false, "AES")
+	for _, j := range jobs {
+		if want := map[bool]int{true: 192, false: 64}[j.kdf.argon2()]; j.keyLen != want || j.part != "" {
+			t.Errorf("--encryption AES: %s derives %d bytes (%q), want %d", j.kdf.PRF, j.keyLen, j.part, want)
+		}
 	}
 }

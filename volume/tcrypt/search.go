@@ -23,7 +23,7 @@ import (
 // 1 GiB each) at once. The waiting is a blocking receive: no goroutine spins while
 // the derivations need the cores, so a busy machine loses nothing to the
 // scheduler.
-func search(ctx context.Context, jobs []*job, encryption string, progress func(string)) (*found, error) {
+func search(ctx context.Context, jobs []*job, progress func(string)) (*found, error) {
 	if len(jobs) == 0 {
 		return nil, volume.ErrWrongPassword
 	}
@@ -55,7 +55,7 @@ func search(ctx context.Context, jobs []*job, encryption string, progress func(s
 				progress(j.String())
 			}
 			go func() {
-				f, err := j.run(ctx, encryption)
+				f, err := j.run(ctx)
 				results <- result{j, f, err}
 			}()
 		}
@@ -93,14 +93,10 @@ func search(ctx context.Context, jobs []*job, encryption string, progress func(s
 }
 
 // run derives the job's key(s) and tries them on its header copies.
-func (j *job) run(ctx context.Context, encryption string) (*found, error) {
-	ss, err := schemes(encryption, !j.kdf.VeraCrypt)
-	if err != nil {
-		return nil, err
-	}
+func (j *job) run(ctx context.Context) (*found, error) {
 	var keys [][]byte
 	if len(j.salts) == 1 {
-		key, err := deriveHeaderKey(ctx, j.kdf, j.pass, j.salts[0].salt)
+		key, err := kdf.Derive(ctx, j.kdf.params(), j.pass, j.salts[0].salt, j.keyLen)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +106,8 @@ func (j *job) run(ctx context.Context, encryption string) (*found, error) {
 		for i, s := range j.salts {
 			salts[i] = s.salt
 		}
-		if keys, err = kdf.DeriveMany(ctx, j.kdf.params(), j.pass, salts, headerKeySize); err != nil {
+		var err error
+		if keys, err = kdf.DeriveMany(ctx, j.kdf.params(), j.pass, salts, j.keyLen); err != nil {
 			return nil, err
 		}
 	}
@@ -121,7 +118,7 @@ func (j *job) run(ctx context.Context, encryption string) (*found, error) {
 	}()
 	for i, s := range j.salts {
 		for _, c := range s.copies {
-			if f := tryKey(ctx, c, j.kdf, keys[i], ss); f != nil {
+			if f := tryKey(ctx, c, j.kdf, keys[i], j.ss); f != nil {
 				return f, nil
 			}
 		}

@@ -139,15 +139,18 @@ func unlockHeader(ctx context.Context, dev volume.Device, creds volume.Credentia
 		}
 		return passTrue
 	}
-	primary, backup := plan(usable, copies, pass, prf != "")
-	f, err := search(ctx, primary, o.Encryption, o.Progress)
+	primary, backup, err := plan(usable, copies, pass, prf != "", o.Encryption)
+	if err != nil {
+		return nil, err
+	}
+	f, err := search(ctx, primary, o.Progress)
 	if f != nil || !errors.Is(err, volume.ErrWrongPassword) {
 		return f, err
 	}
 	if len(backup.jobs) == 0 {
 		return nil, err
 	}
-	f, berr := search(ctx, backup.jobs, o.Encryption, o.Progress)
+	f, berr := search(ctx, backup.jobs, o.Progress)
 	if f != nil || !errors.Is(berr, volume.ErrWrongPassword) {
 		return f, berr
 	}
