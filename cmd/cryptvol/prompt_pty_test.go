@@ -155,7 +155,7 @@ func TestPromptThreeTries(t *testing.T) {
 	}
 	r.await(t, "Encryption:", 1)
 	out = r.output()
-	if !strings.Contains(out, "Trying VeraCrypt SHA-512, normal header...") || !strings.Contains(out, "Encryption:") {
+	if !strings.Contains(out, "Trying VeraCrypt SHA-512 (single ciphers), normal header...") || !strings.Contains(out, "Encryption:") {
 		t.Fatalf("no progress line or no info in:\n%s", out)
 	}
 }
