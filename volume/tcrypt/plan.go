@@ -19,6 +19,9 @@ type job struct {
 	keyLen int
 	pass   []byte
 	salts  []saltCopies
+	// alone keeps every other job from starting beside this one (see
+	// plan): it counts as all the cores.
+	alone bool
 }
 
 type saltCopies struct {
@@ -66,6 +69,9 @@ func (k kdfCandidate) blocks(keyLen int) int {
 // SIMD lanes of one core changes this.)
 func (j *job) cores() int {
 	k := j.kdf
+	if j.alone {
+		return runtime.GOMAXPROCS(0)
+	}
 	if k.argon2() || k.Iterations < 4096 {
 		return 1
 	}
@@ -227,10 +233,15 @@ func plan(kdfs []kdfCandidate, copies []*headerCopy, pass func(kdfCandidate) []b
 	}
 	if len(vc) > 0 {
 		// The default KDF's stages on the normal header, then on the
-		// hidden one, stage by stage.
-		for _, st := range stagesOf[vc[0]] {
-			for _, c := range primary {
+		// hidden one, stage by stage. The first, the likeliest of all,
+		// runs alone even when it leaves cores idle: on a busy machine
+		// (a home server doing other work, or one whose scheduler gives
+		// each session a share of the processors) those cores are not
+		// idle, and a job beside it would halve its share.
+		for i, st := range stagesOf[vc[0]] {
+			for k, c := range primary {
 				if j := newJob(vc[0], st, []*headerCopy{c}); j != nil {
+					j.alone = i == 0 && k == 0
 					jobs = append(jobs, j)
 				}
 			}
