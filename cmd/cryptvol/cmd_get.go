@@ -48,7 +48,7 @@ func runGet(ctx context.Context, a *app, args []string) error {
 	if fl.NArg() == 3 {
 		dest = fl.Arg(2)
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), false)
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), fatRead)
 	if err != nil {
 		return err
 	}

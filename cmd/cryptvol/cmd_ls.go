@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+
+	"github.com/cryptvol/cryptvol/fat"
 )
 
 func init() {
@@ -16,6 +18,12 @@ func init() {
 
 Lists the directory PATH (default /) of the FAT filesystem inside VOLUME.
 With -l, each line shows type, size, modification time and name.
+
+A damaged entry (a forbidden character in its name, a cluster outside the
+volume, a size without a cluster) is listed too, each forbidden character
+shown as '?', with type '!' under -l and a warning on stderr: the rest of
+the directory stays usable, 'cryptvol rm' removes the entry by the name
+shown, and 'cryptvol fsck --repair' repairs it.
 
 Example:
   cryptvol ls secret.hc /photos -l --password-file pw.txt
@@ -49,7 +57,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 	if fl.NArg() == 2 {
 		dir = fl.Arg(1)
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), false)
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), fatRead)
 	if err != nil {
 		return err
 	}
@@ -59,15 +67,27 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		return fatError(err)
 	}
 	var ents []fs.DirEntry
+	var dirErr error // a directory of garbage: its valid entries are still listed
 	if st.IsDir() {
-		if ents, err = ffs.ReadDir(dir); err != nil {
-			return fatError(err)
+		if ents, dirErr = ffs.ReadDir(dir); dirErr != nil && len(ents) == 0 {
+			return fatError(dirErr)
 		}
 	} else {
 		ents = []fs.DirEntry{st}
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	for _, e := range ents {
+		damage := ""
+		if fi, ok := e.(*fat.FileInfo); ok {
+			damage = fi.Damage()
+		}
+		if damage != "" {
+			p := volPath(dir)
+			if st.IsDir() {
+				p = path.Join(p, e.Name())
+			}
+			a.warnf("%s: damaged entry (%s): 'cryptvol rm' removes it, 'cryptvol fsck %s --repair' repairs it", p, damage, fl.Arg(0))
+		}
 		if !*long {
 			name := e.Name()
 			if e.IsDir() {
@@ -81,12 +101,15 @@ func runLs(ctx context.Context, a *app, args []string) error {
 			return fatError(err)
 		}
 		kind := "-"
-		if fi.IsDir() {
+		switch {
+		case damage != "":
+			kind = "!"
+		case fi.IsDir():
 			kind = "d"
 		}
 		fmt.Fprintf(a.stdout, "%s %12d %s %s\n", kind, fi.Size(), fi.ModTime().Format("2006-01-02 15:04:05"), e.Name())
 	}
-	return nil
+	return fatError(dirErr)
 }
 
 func runDf(ctx context.Context, a *app, args []string) error {
@@ -99,7 +122,7 @@ func runDf(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fl, 1, 1); err != nil {
 		return err
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), false)
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), fatRead)
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// exitcode N CMD ARGS...: see cmdExitcode.
 			"exitcode": cmdExitcode,
+			// fatpatch VOLUME PWFILE OP ARGS...: see cmdFatpatch.
+			"fatpatch": cmdFatpatch,
 			// unpack NAME VAR: unpack a corpus file and set $VAR to its path.
 			"unpack": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
