@@ -9,7 +9,7 @@ import (
 // entry fixes in passes (each pass walks the volume afresh, so what one fix
 // uncovers is found by the next), then the FAT fixes, then a last walk
 // whose report becomes After.
-func (fs *FS) check(level repairLevel) (*CheckReport, error) {
+func (fs *FS) check(level repairLevel) (rep *CheckReport, err error) {
 	if level != repairNone {
 		if err := fs.canWrite(); err != nil {
 			return nil, err
@@ -52,9 +52,9 @@ func (fs *FS) check(level repairLevel) (*CheckReport, error) {
 	}
 
 	fs.repairing = true
-	defer func() { fs.repairing = false }()
 	// Repairs work on the FAT as it is on disk, and on directories read
-	// afresh: the caches are dropped now and rebuilt at the end.
+	// afresh: the caches are dropped now and rebuilt at the end, whatever
+	// happens in between.
 	t, err := fs.diskFAT()
 	if err != nil {
 		return nil, err
@@ -62,12 +62,18 @@ func (fs *FS) check(level repairLevel) (*CheckReport, error) {
 	t.next = fs.fat.next
 	fs.fat = t
 	fs.dirs = make(map[uint32]*dirCache)
+	defer func() {
+		fs.repairing = false
+		if rerr := fs.reloadRoot(); err == nil {
+			err = rerr
+		}
+	}()
 
 	c := newChecker(fs, fs.fat)
 	if err := c.run(); err != nil {
 		return nil, err
 	}
-	rep := c.r
+	rep = c.r
 	for pass := 0; ; pass++ {
 		changed, err := c.fixEntries(level, rep)
 		if err != nil {
@@ -94,9 +100,6 @@ func (fs *FS) check(level repairLevel) (*CheckReport, error) {
 		rep.Repaired = append(rep.Repaired, "nothing was left half-way: the volume is marked clean again")
 	}
 	fs.unrecovered = false
-	if err := fs.reloadRoot(); err != nil {
-		return rep, err
-	}
 
 	after := newChecker(fs, fs.fat)
 	if err := after.run(); err != nil {
@@ -185,6 +188,9 @@ func (c *checker) fixEntries(level repairLevel, rep *CheckReport) (bool, error) 
 	// "." and "..": a directory moved by an interrupted rename still names
 	// its old parent.
 	for _, df := range c.dots {
+		if df.dir.garbage && level < repairAll {
+			continue
+		}
 		e := &entry{}
 		p := df.dir.data[df.slot*32 : df.slot*32+32]
 		e.decodeShort(p)
@@ -486,7 +492,13 @@ func (c *checker) fixFAT(level repairLevel, rep *CheckReport) error {
 	// Entries of empty files that still point at clusters are rewritten
 	// first, then the FAT is changed, so a crash in between leaves only
 	// lost clusters.
+	long := c.long[:0:0]
 	for _, lc := range c.long {
+		if !lc.dir.garbage || level == repairAll {
+			long = append(long, lc) // recovery writes nothing into garbage
+		}
+	}
+	for _, lc := range long {
 		if lc.keep == 0 {
 			e := lc.ent
 			start := e.start
@@ -497,7 +509,7 @@ func (c *checker) fixFAT(level repairLevel, rep *CheckReport) error {
 			e.start = start
 		}
 	}
-	for _, lc := range c.long {
+	for _, lc := range long {
 		e := lc.ent
 		if lc.keep == 0 {
 			t.releaseChain(e.start)
@@ -513,8 +525,8 @@ func (c *checker) fixFAT(level repairLevel, rep *CheckReport) error {
 			t.releaseChain(next)
 		}
 	}
-	if len(c.long) > 0 {
-		rep.Repaired = append(rep.Repaired, fmt.Sprintf("cut %d chains to their file sizes", len(c.long)))
+	if len(long) > 0 {
+		rep.Repaired = append(rep.Repaired, fmt.Sprintf("cut %d chains to their file sizes", len(long)))
 	}
 	for _, cl := range c.lost {
 		t.set(cl, 0)

@@ -68,7 +68,7 @@ func (fs *FS) startSession(noRecovery bool) error {
 	}
 	switch {
 	case fs.markedBad:
-		fs.needsRepair = ErrNeedsRepair
+		fs.needsRepair = fmt.Errorf("%w (the volume's needs-repair flag is set: a check found cross-links, or another system disk errors)", ErrNeedsRepair)
 	case fs.fat.merged != 0 && !fs.verified:
 		fs.needsRepair = fmt.Errorf("%w (two chains run into cluster %d)", ErrNeedsRepair, fs.fat.merged)
 	}
@@ -85,6 +85,15 @@ func (fs *FS) Recovery() *CheckReport {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	return fs.recovery
+}
+
+// Dirty reports whether the volume was not closed cleanly (an operation
+// was interrupted) and has not been recovered: what a read-only FS sees of
+// such a volume (a writable Open recovers it, see Recovery).
+func (fs *FS) Dirty() bool {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.unrecovered
 }
 
 // NeedsRepair returns the error changes are refused with (wrapping

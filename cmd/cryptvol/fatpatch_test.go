@@ -25,8 +25,10 @@ import (
 //	twin SRC DST    DST points at SRC's clusters, with SRC's size and times
 //	badname NAME    the short name's second byte becomes '/'
 //	nocluster NAME  the first cluster becomes 0, the size stays
+//	dirty           the dirty flag is set (FAT[1] on FAT16/32, the boot
+//	                sector's state byte on FAT12), as a killed writer left it
 func cmdFatpatch(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 3 {
+	if neg || len(args) < 3 || args[2] != "dirty" && len(args) < 4 {
 		ts.Fatalf("usage: fatpatch VOLUME PWFILE OP ARGS...")
 	}
 	pw, err := os.ReadFile(ts.MkAbs(args[1]))
@@ -56,6 +58,18 @@ func cmdFatpatch(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			f.set(c, next)
 		}
+		ts.Check(f.writeFAT(v))
+	case "dirty":
+		if f.bits == 12 {
+			b := make([]byte, 512)
+			_, err := v.ReadAt(b, 0)
+			ts.Check(err)
+			b[0x25] |= 1
+			_, err = v.WriteAt(b, 0)
+			ts.Check(err)
+			break
+		}
+		f.set(1, f.get(1)&^map[int]uint32{16: 0x8000, 32: 0x08000000}[f.bits])
 		ts.Check(f.writeFAT(v))
 	case "twin", "badname", "nocluster":
 		off, err := f.findRoot(v, args[3])

@@ -48,6 +48,9 @@ func openFAT(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path
 		}
 		return err
 	}
+	if mode == fatRead && ffs.Dirty() {
+		a.warnf("the volume was not closed cleanly (an operation was interrupted): it is shown as it is; the next command that writes into it, or 'cryptvol fsck %s --repair', completes or undoes what was left half-way", path)
+	}
 	if r := ffs.Recovery(); r != nil {
 		a.warnf("the volume was not closed cleanly (an operation was interrupted); recovered it:")
 		for _, l := range r.Repaired {
