@@ -33,7 +33,7 @@ type CheckReport struct {
 	// entry beside it.
 	Interrupted []string
 	// OrphanLFN counts long-name slots that belong to no entry, and
-	// StrayDots "." and ".." entries out of place.
+	// StrayDots "." and ".." entries and volume labels out of place.
 	OrphanLFN, StrayDots int
 	// FATMismatch counts sectors in which a FAT copy differs from the one
 	// in use.
@@ -98,7 +98,7 @@ func (r *CheckReport) String() string {
 		fmt.Fprintf(&b, "%d orphaned long-name slots\n", r.OrphanLFN)
 	}
 	if r.StrayDots > 0 {
-		fmt.Fprintf(&b, "%d \".\" or \"..\" entries out of place\n", r.StrayDots)
+		fmt.Fprintf(&b, "%d \".\", \"..\" or volume label entries out of place\n", r.StrayDots)
 	}
 	if r.FATMismatch > 0 {
 		fmt.Fprintf(&b, "FAT copies differ in %d sectors\n", r.FATMismatch)
@@ -135,11 +135,16 @@ func (r *CheckReport) String() string {
 //     than the size is cut to the size;
 //   - a file whose size has no cluster becomes empty; an entry whose first
 //     cluster is outside the volume becomes empty (a directory: erased);
-//   - short names with forbidden characters are replaced (the long name,
-//     if any, is kept) and the second of two entries with the same name
-//     renamed "NAME (2).EXT";
-//   - wrong "." and ".." clusters are set right, stray dot entries and
-//     orphaned long-name slots erased;
+//   - short names with forbidden characters (those of long names, and a
+//     '.', as fsck.fat 4.2 has it) are replaced (the long name, if any, is
+//     kept) and the second of two entries with the same name renamed
+//     "NAME (2).EXT"; in a directory of garbage, damaged entries are
+//     erased instead;
+//   - wrong "." and ".." clusters are set right; stray dot entries, volume
+//     labels out of place and orphaned long-name slots erased; an
+//     end-of-directory mark with entries after it (which fsck.fat and
+//     Linux read, Windows and this package do not) made a deleted slot, so
+//     that everyone sees those entries, and they are checked like the rest;
 //   - lost clusters are freed (fsck.fat -a does the same; this package
 //     never leaves a file's only copy in lost clusters);
 //   - all FAT copies are rewritten from the first, the FSInfo count fixed,
@@ -509,6 +514,9 @@ func (c *checker) walk(d *dirCache, p string) {
 	}
 	r.OrphanLFN += len(d.orphanSlots)
 	r.StrayDots += len(d.straySlots)
+	if len(d.hiddenEnds) > 0 {
+		r.BadEntries = append(r.BadEntries, fmt.Sprintf("%s: slots in use after the end-of-directory mark (fsck.fat and Linux read them, Windows does not)", shown))
+	}
 	if d.parent != nil {
 		if d.dotdot < 0 || len(d.data) < 64 || string(d.data[0:11]) != ".          " {
 			r.BadEntries = append(r.BadEntries, shown+": missing \".\" or \"..\" entry")

@@ -39,7 +39,9 @@ type dirCache struct {
 	garbage     bool     // damaged entries outnumber good ones: never written to
 	bad         []string // why the directory is garbage, one line per entry
 	orphanSlots []int    // long-name slots that belong to no entry (harmless)
-	straySlots  []int    // "." and ".." entries out of place (harmless)
+	straySlots  []int    // "." and ".." entries and volume labels out of place
+	strayLabels int      // how many of those are labels (they count as damaged)
+	hiddenEnds  []int    // end marks with slots in use after them
 
 	// noIndex makes parse list the entries in order (in list) without
 	// indexing them: what the cross-link walk needs, at a third the cost.
@@ -80,6 +82,8 @@ func (d *dirCache) parse() {
 	d.dupShorts = 0
 	d.orphanSlots = nil
 	d.straySlots = nil
+	d.strayLabels = 0
+	d.hiddenEnds = nil
 	d.free = 0
 	fat32 := d.fs.g.typ == FAT32
 	isRoot := d.parent == nil
@@ -105,6 +109,20 @@ func (d *dirCache) parse() {
 		case 0:
 			orphanRun(i)
 			d.end = i
+			// Slots in use after the end mark are invisible here and to
+			// Windows, but fsck.fat and Linux read on past it: Check
+			// reports them, and its repair makes the marks before them
+			// deleted slots, so that everyone sees the same entries.
+			for j := n - 1; j > i; j-- {
+				if d.data[j*32] != 0 {
+					for k := i; k < j; k++ {
+						if d.data[k*32] == 0 {
+							d.hiddenEnds = append(d.hiddenEnds, k)
+						}
+					}
+					break
+				}
+			}
 			d.finishParse(good)
 			return
 		case slotDeleted:
@@ -141,10 +159,15 @@ func (d *dirCache) parse() {
 			e.start &= 0xFFFF
 		}
 		if e.attr&attrVolumeLabel != 0 && e.attr&AttrDir == 0 {
-			if isRoot && d.label == "" {
-				d.label = strings.TrimRight(string(e.short[:]), " ")
-			}
 			orphanRun(i)
+			if isRoot && d.label == "" && e.start == 0 && e.size == 0 {
+				d.label = strings.TrimRight(string(e.short[:]), " ")
+				continue
+			}
+			// A label outside the root, a second one, or one with a
+			// cluster: fsck.fat checks it as a file; it is garbage.
+			d.straySlots = append(d.straySlots, i)
+			d.strayLabels++
 			continue
 		}
 		if e.short[0] == '.' && (string(e.short[:]) == ".          " || string(e.short[:]) == "..         ") {
@@ -191,7 +214,7 @@ func (d *dirCache) parse() {
 // damaged ones are a few bad entries (indexed with the rest) or a sign that
 // the whole directory is garbage.
 func (d *dirCache) finishParse(good []*entry) {
-	nd := len(d.damaged)
+	nd := len(d.damaged) + d.strayLabels
 	d.garbage = nd+len(good) > 4 && nd > len(good)/2
 	if d.noIndex {
 		d.list = append(good, d.damaged...)
@@ -245,8 +268,13 @@ func (d *dirCache) checkEntry(e *entry) (string, int) {
 	if !e.isDir() && e.start == 0 && e.size != 0 {
 		return fmt.Sprintf("file of %d bytes without a cluster", e.size), damageData
 	}
+	if e.nt&ntNo83Name != 0 && e.nslots == 1 {
+		// Linux's marker for an entry with a long name only, without one.
+		return "no short name and no long name", damageName
+	}
 	for k, c := range e.short {
-		if c < 0x20 && !(k == 0 && c == 0x05) || c == 0x7F || strings.IndexByte(`*?<>|"\/:`, c) >= 0 {
+		if c < 0x20 && !(k == 0 && c == 0x05) || c == 0x7F || strings.IndexByte(`*?<>|"\/:.`, c) >= 0 {
+			// (A '.' too: fsck.fat 4.2 renames such names.)
 			return fmt.Sprintf("invalid character 0x%02x in short name", c), damageName
 		}
 	}

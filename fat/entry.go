@@ -63,6 +63,10 @@ func (e *entry) isDir() bool { return e.attr&AttrDir != 0 }
 // by none of them.
 const ntMoving = 0x40
 
+// ntNo83Name is dosfstools' FAT_NO_83NAME: the 8.3 name is a dummy, only
+// the long name counts (written by some patched Linux kernels).
+const ntNo83Name = 0x20
+
 // moving reports whether the entry carries the rename mark.
 func (e *entry) moving() bool { return e.nt&ntMoving != 0 }
 

@@ -203,9 +203,13 @@ func (c *checker) fixEntries(level repairLevel, rep *CheckReport) (bool, error) 
 	}
 
 	// Orphaned long-name slots (a crash between the two writes of a
-	// removal leaves them) and stray dot entries are erased.
+	// removal leaves them) are erased; so are, in a full repair, dot
+	// entries and volume labels out of place.
 	for _, d := range c.dirs {
-		slots := append(append([]int(nil), d.orphanSlots...), d.straySlots...)
+		slots := append([]int(nil), d.orphanSlots...)
+		if level == repairAll {
+			slots = append(slots, d.straySlots...)
+		}
 		if len(slots) == 0 || d.garbage && level < repairAll {
 			continue
 		}
@@ -217,10 +221,25 @@ func (c *checker) fixEntries(level repairLevel, rep *CheckReport) (bool, error) 
 		if err := d.writeSlots(lo, hi); err != nil {
 			return changed, err
 		}
-		note("%s: erased %d orphaned long-name or stray dot slots", d.path(), len(slots))
+		note("%s: erased %d orphaned long-name slots or entries out of place", d.path(), len(slots))
 	}
 	if level < repairAll {
 		return changed, nil
+	}
+
+	// End marks with entries after them become deleted slots: the entries
+	// are then seen (and checked, next pass) by everyone alike.
+	for _, d := range c.dirs {
+		if len(d.hiddenEnds) == 0 {
+			continue
+		}
+		for _, i := range d.hiddenEnds {
+			d.data[i*32] = slotDeleted
+		}
+		if err := d.writeSlots(d.hiddenEnds[0], d.hiddenEnds[len(d.hiddenEnds)-1]+1); err != nil {
+			return changed, err
+		}
+		note("%s: the end-of-directory mark moved past the %s after it", d.path(), "slots in use")
 	}
 
 	for _, f := range c.fixes {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -518,4 +520,146 @@ func TestInterruptedRenameRecovery(t *testing.T) {
 			fsckOK(t, dev)
 		})
 	}
+}
+
+var repairRounds = flag.Int("fat.repairrounds", 40, "TestRepairRandomDamage: volumes damaged at random and repaired (try 2000)")
+
+// TestRepairRandomDamage damages populated volumes at random (FAT entries,
+// directory slots, whole directory clusters, one entry pointed at
+// another's clusters) and requires Check(true) to leave a volume that
+// Check and fsck.fat -n both find clean, without panicking or leaving the
+// device. What cannot be repaired (a directory that lost its "." and "..")
+// may remain, and must then be reported in After.
+func TestRepairRandomDamage(t *testing.T) {
+	haveFsck := true
+	if _, err := runTool(t, nil, "fsck.fat", "--help"); err != nil && !strings.Contains(err.Error(), "exit status") {
+		haveFsck = false
+	}
+	for round := 0; round < *repairRounds; round++ {
+		c := repairTypes[round%len(repairTypes)]
+		if c.typ == FAT32 && round%9 != 2 {
+			c = repairTypes[round%2] // FAT32 volumes are 40 MiB: fewer of them
+		}
+		r := rand.New(rand.NewPCG(uint64(round), 15))
+		m := newMemDev(t, c.size)
+		mustFormat(t, m, c.size, FormatOptions{Type: c.typ, ClusterSize: c.cluster})
+		fs := mustOpen(t, m, c.size)
+		var files, dirs []string
+		dirs = append(dirs, "/")
+		for i := 0; i < 25; i++ {
+			parent := dirs[r.IntN(len(dirs))]
+			name := fmt.Sprintf("%s/%s %d", strings.TrimSuffix(parent, "/"), propNames[r.IntN(len(propNames))], i)
+			if r.IntN(4) == 0 {
+				if err := fs.Mkdir(name); err == nil {
+					dirs = append(dirs, name)
+				}
+				continue
+			}
+			if err := fs.WriteFile(name, pattern(i, r.IntN(6*c.cluster)), 0o644); err == nil {
+				files = append(files, name)
+			}
+		}
+		fs.Close()
+		g, _ := parseBootSector(m.data, c.size)
+		var what []string
+		for k := 1 + r.IntN(4); k > 0; k-- {
+			switch r.IntN(5) {
+			case 0: // a FAT entry
+				cl := 2 + uint32(r.IntN(int(g.clusterCount)/8+1))
+				v := []uint32{0, cl + 1, 2 + uint32(r.IntN(int(g.clusterCount))), g.clusterCount + 7, 0x0FFFFFFF, 0x0FFFFFF7}[r.IntN(6)]
+				setFATAll(t, m, c.size, cl, v)
+				what = append(what, fmt.Sprintf("FAT[%d]=%#x", cl, v))
+			case 1, 2: // a byte of an entry
+				if len(files) == 0 {
+					continue
+				}
+				p := files[r.IntN(len(files))]
+				off := slotOfAny(m, c.size, p)
+				if off < 0 {
+					continue
+				}
+				i := []int{0, 1, 5, 11, 20, 21, 26, 27, 28, 29, 30}[r.IntN(11)]
+				m.data[off+int64(i)] = byte(r.Uint32())
+				what = append(what, fmt.Sprintf("%s byte %d", p, i))
+			case 3: // one entry pointed at another's clusters
+				if len(files) < 2 {
+					continue
+				}
+				a, b := files[r.IntN(len(files))], files[r.IntN(len(files))]
+				oa, ob := slotOfAny(m, c.size, a), slotOfAny(m, c.size, b)
+				if oa < 0 || ob < 0 || a == b {
+					continue
+				}
+				copy(m.data[ob+20:ob+22], m.data[oa+20:oa+22])
+				copy(m.data[ob+26:ob+32], m.data[oa+26:oa+32])
+				what = append(what, fmt.Sprintf("%s shares %s", b, a))
+			case 4: // a directory cluster of garbage
+				if len(dirs) < 2 {
+					continue
+				}
+				d := dirs[1+r.IntN(len(dirs)-1)]
+				off := slotOfAny(m, c.size, d)
+				if off < 0 {
+					continue
+				}
+				start := slotStart(m.data, off)
+				if c.typ != FAT32 {
+					start &= 0xFFFF
+				}
+				if start < 2 || start >= g.clusterCount+2 {
+					continue
+				}
+				co := g.clusterOffset(start)
+				for i := int64(64); i < int64(g.clusterSize); i++ {
+					m.data[co+i] = byte(r.Uint32())
+				}
+				what = append(what, d+" garbage")
+			}
+		}
+		fs, err := Open(m, c.size)
+		if err != nil {
+			continue // the damage hit the root or the boot sector: nothing to repair
+		}
+		exercise := func() {
+			for _, p := range files {
+				fs.ReadFile(p)
+			}
+		}
+		exercise()
+		rep, err := fs.Check(true)
+		if err != nil {
+			t.Errorf("round %d (%s, %v): repair failed: %v", round, c.typ, what, err)
+			continue
+		}
+		if rep.After == nil || !rep.After.Clean() {
+			left := rep.After.String()
+			if !strings.Contains(left, `missing "." or ".." entry`) {
+				t.Errorf("round %d (%s, %v): not clean after repair:\n%s", round, c.typ, what, rep)
+			}
+			continue
+		}
+		fs.Close()
+		if haveFsck {
+			if out, err := runTool(t, nil, "fsck.fat", "-n", writeSparse(t, m.data)); err != nil {
+				if k := os.Getenv("DBG_KEEP"); k != "" {
+					os.WriteFile(fmt.Sprintf("%s.%d", k, round), m.data, 0o644)
+				}
+				t.Errorf("round %d (%s, %v): fsck.fat -n after repair: %v\n%s\nrepair:\n%s", round, c.typ, what, err, out, rep)
+			}
+		}
+	}
+}
+
+// slotOfAny is slotOf for a volume that may be damaged: -1 when the path
+// cannot be resolved.
+func slotOfAny(m *memDev, size int64, path string) int64 {
+	fs, err := OpenWithOptions(m, size, Options{ReadOnly: true})
+	if err != nil {
+		return -1
+	}
+	_, e, _, err := fs.resolve(path)
+	if err != nil || e == nil {
+		return -1
+	}
+	return e.dir.slotOffset(e.slot)
 }

@@ -56,8 +56,14 @@ func (fs *FS) startSession(noRecovery bool) error {
 		// A volume that cannot say whether it is dirty (FAT12 without an
 		// extended boot sector, all of them tiny) is recovered every time.
 		rep, err := fs.check(repairInterrupted)
-		if err != nil {
+		switch {
+		case err != nil && (fs.err != nil || fs.root == nil):
 			return fmt.Errorf("fat: recovering after an interrupted session: %w", err)
+		case err != nil:
+			// Not a failed write: the volume is worse than a crash leaves
+			// it. It stays readable; changes wait for Check(true).
+			fs.needsRepair = fmt.Errorf("%w (recovering the interrupted session failed: %v)", ErrNeedsRepair, err)
+			return nil
 		}
 		if len(rep.Repaired) > 0 {
 			fs.recovery = rep
