@@ -667,3 +667,44 @@ func slotOfAny(m *memDev, size int64, path string) int64 {
 	}
 	return e.dir.slotOffset(e.slot)
 }
+
+// TestCrossLinkRepairAgainstFsckFat repairs the same cross-linked volume
+// twice, with fsck.fat -a and with Check(true), and reads the files back
+// with mtools from both: fsck.fat -a truncates the second file to nothing
+// (its documented choice), Check(true) keeps both whole; both results are
+// clean for fsck.fat -n.
+func TestCrossLinkRepairAgainstFsckFat(t *testing.T) {
+	needTools(t, "fsck.fat", "mcopy")
+	for _, c := range repairTypes {
+		t.Run(c.typ.String(), func(t *testing.T) {
+			m, data := staleTwin(t, c.size, c.typ, c.cluster)
+			theirs := saveImage(t, &memDev{t: t, data: bytes.Clone(m.data)})
+			if out, err := runTool(t, nil, "fsck.fat", "-a", theirs); err == nil || !strings.Contains(out, "share clusters") {
+				t.Fatalf("fsck.fat -a did not find the cross-link (%v):\n%s", err, out)
+			}
+			fsckClean(t, theirs)
+			fs := mustOpen(t, m, c.size)
+			if _, err := fs.Check(true); err != nil {
+				t.Fatal(err)
+			}
+			fs.Close()
+			ours := saveImage(t, m)
+			fsckClean(t, ours)
+			read := func(img, p string) []byte {
+				out, err := runTool(t, nil, "mcopy", "-n", "-i", img, "::"+p, "-")
+				if err != nil {
+					t.Fatalf("mcopy %s: %v %s", p, err, out)
+				}
+				return []byte(out)
+			}
+			for _, p := range []string{"/moved.txt", "/stale.txt"} {
+				if !bytes.Equal(read(ours, p), data) {
+					t.Errorf("after Check(true), mtools reads %s wrong", p)
+				}
+			}
+			if !bytes.Equal(read(theirs, "/moved.txt"), data) || len(read(theirs, "/stale.txt")) != 0 {
+				t.Errorf("fsck.fat -a no longer truncates the second file: update the doc comment of Check")
+			}
+		})
+	}
+}
