@@ -18,7 +18,7 @@
 //	(*FS) Chtimes(path, atime, mtime) / SetCreateTime / SetAttributes
 //	(*FS) Statfs() Statfs   Label() Serial() Type() ClusterSize()
 //	(*FS) Check(repair bool) (*CheckReport, error)
-//	(*FS) Recovery() *CheckReport   NeedsRepair() error
+//	(*FS) Recovery() *CheckReport   Dirty() bool   NeedsRepair() error
 //	(*FS) Sync() / Close()
 //	(*FS) IOFS() fs.FS      a read-only io/fs view (fs.ReadDirFS, fs.StatFS, fs.ReadFileFS)
 //
