@@ -89,7 +89,7 @@ func run(args []string, a *app) int {
 		code, err = exitCancelled, errors.New("interrupted")
 	}
 	fmt.Fprintf(a.stderr, "cryptvol %s: %v\n", name, err)
-	if code == exitUsage {
+	if usageHint(err) {
 		fmt.Fprintf(a.stderr, "run 'cryptvol help %s' for usage\n", name)
 	}
 	return code

@@ -61,6 +61,8 @@ func TestScripts(t *testing.T) {
 			"waitfile": cmdWaitFile,
 			// sleep DURATION: wait (for a timeout to pass).
 			"sleep": cmdSleep,
+			// fatpatch VOLUME PWFILE OP ARGS...: see cmdFatpatch.
+			"fatpatch": cmdFatpatch,
 			// unpack NAME VAR: unpack a corpus file and set $VAR to its path.
 			"unpack": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {

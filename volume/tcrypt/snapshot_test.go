@@ -139,6 +139,7 @@ func TestSnapshotReopen(t *testing.T) {
 func TestSnapshotHidden(t *testing.T) {
 	dev, outer, hidden, data := createdHidden(t)
 	path := dev.Name()
+	dev.Close() // the opens below take the volume lock
 	snap, _ := snapshotOf(t, path, hidden, volume.Options{})
 	if !snap.Info.Hidden {
 		t.Fatal("not the hidden volume")
@@ -162,6 +163,7 @@ func TestSnapshotHidden(t *testing.T) {
 // TestSnapshotEncoding rejects truncated and altered encodings.
 func TestSnapshotEncoding(t *testing.T) {
 	dev, outer, _, _ := createdHidden(t)
+	dev.Close() // snapshotOf opens it by path, taking the volume lock
 	snap, _ := snapshotOf(t, dev.Name(), outer, volume.Options{})
 	b, _ := snap.MarshalBinary()
 	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte(nil), b...), 0), b[5:]} {
