@@ -1,9 +1,12 @@
 package kdf
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/cryptvol/cryptvol/hashes"
+	"github.com/cryptvol/cryptvol/kdf/internal/lanes"
 )
 
 // BenchmarkPBKDF2 reports PBKDF2 iterations per second for each PRF,
@@ -47,5 +50,24 @@ func benchPBKDF2(b *testing.B, spec hashes.Spec, keyLen, workers int) {
 	if cpu := processCPUTime() - cpu0; cpu > 0 {
 		// Per CPU-second, cryptsetup's clock; only meaningful single-threaded.
 		b.ReportMetric(total/cpu, "iter/cpu-s")
+	}
+}
+
+// BenchmarkPBKDF2Paths derives a VeraCrypt header key (192 bytes, 20,000
+// iterations) on one core through each lane kernel this CPU has, the
+// dispatched set and the one-chain-at-a-time path ("none"), to choose
+// between them by measurement (run it under GODEBUG masks too).
+func BenchmarkPBKDF2Paths(b *testing.B) {
+	for _, lh := range []lanes.Hash{lanes.SHA512, lanes.SHA256} {
+		spec := hashes.MustLookup(lh.String())
+		sets := kernelSets(lh)
+		for _, name := range slices.Sorted(maps.Keys(sets)) {
+			b.Run(lh.String()+"/"+name, func(b *testing.B) {
+				saved := kernelsFor
+				kernelsFor = func(lanes.Hash) []*lanes.Kernel { return sets[name] }
+				defer func() { kernelsFor = saved }()
+				benchPBKDF2(b, spec, 192, 1)
+			})
+		}
 	}
 }

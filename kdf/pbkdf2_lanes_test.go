@@ -252,7 +252,10 @@ func TestDispatchHonoursGODEBUG(t *testing.T) {
 	if cpu.X86.HasAVX2 {
 		cases = append(cases, want{"cpu.avx512f=off,cpu.sha=off", "AVX2", "AVX2"})
 	}
-	cases = append(cases, want{"cpu.all=off", "scalar", "scalar"})
+	if cpu.X86.HasAVX {
+		cases = append(cases, want{"cpu.avx512f=off,cpu.avx2=off,cpu.sha=off", "AVX, 2 lanes", "AVX, 4 lanes"})
+	}
+	cases = append(cases, want{"cpu.all=off", "generic Go", "generic Go"})
 	for _, c := range cases {
 		run := func(args ...string) string {
 			cmd := exec.Command(exe, args...)

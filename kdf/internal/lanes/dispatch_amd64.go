@@ -26,6 +26,12 @@ func chain512AVX2x4(s *State, lane, n int)
 func chain256AVX2x8(s *State, lane, n int)
 
 //go:noescape
+func chain512AVXx2(s *State, lane, n int)
+
+//go:noescape
+func chain256AVXx4(s *State, lane, n int)
+
+//go:noescape
 func chain256SHANIx1(s *State, lane, n int)
 
 //go:noescape
@@ -41,6 +47,8 @@ var (
 	k256AVX512x16 = &Kernel{Name: "AVX-512 zmm, 16 lanes", Hash: SHA256, Lanes: 16, Cost: 485, run: chain256AVX512x16}
 	k256AVX512x8  = &Kernel{Name: "AVX-512 ymm, 8 lanes", Hash: SHA256, Lanes: 8, Cost: 280, run: chain256AVX512x8}
 	k256AVX2x8    = &Kernel{Name: "AVX2, 8 lanes", Hash: SHA256, Lanes: 8, Cost: 525, run: chain256AVX2x8}
+	k512AVXx2     = &Kernel{Name: "AVX, 2 lanes", Hash: SHA512, Lanes: 2, Cost: 730, run: chain512AVXx2}
+	k256AVXx4     = &Kernel{Name: "AVX, 4 lanes", Hash: SHA256, Lanes: 4, Cost: 525, run: chain256AVXx4}
 	k256SHANIx1   = &Kernel{Name: "SHA-NI, 1 chain", Hash: SHA256, Lanes: 1, Cost: 50, run: chain256SHANIx1}
 	k256SHANIx2   = &Kernel{Name: "SHA-NI, 2 chains interleaved", Hash: SHA256, Lanes: 2, Cost: 60, run: chain256SHANIx2}
 )
@@ -63,6 +71,9 @@ func available(h Hash) []*Kernel {
 		if cpu.X86.HasAVX2 {
 			ks = append(ks, k512AVX2x4)
 		}
+		if cpu.X86.HasAVX {
+			ks = append(ks, k512AVXx2)
+		}
 	case SHA256:
 		if hasSHANI {
 			ks = append(ks, k256SHANIx1, k256SHANIx2)
@@ -73,15 +84,19 @@ func available(h Hash) []*Kernel {
 		if cpu.X86.HasAVX2 {
 			ks = append(ks, k256AVX2x8)
 		}
+		if cpu.X86.HasAVX {
+			ks = append(ks, k256AVXx4)
+		}
 	}
 	return ks
 }
 
 // pick: for SHA-256, two interleaved SHA-NI chains cost about as much per
 // chain as the 16 lanes of zmm and far less than 8 partly filled ones
-// (a VeraCrypt header key has 6 blocks), and they need no AVX-512. Without
-// AVX2, crypto/sha512's and crypto/sha256's own assembly one chain at a
-// time beats the generic kernel.
+// (a VeraCrypt header key has 6 blocks), and they need no AVX-512.
+// Without AVX, the generic kernel is 10-15% faster than crypto/sha512's
+// and crypto/sha256's own scalar assembly through HMAC states (measured
+// here with GODEBUG=cpu.avx2=off: BenchmarkPBKDF2Paths in kdf).
 func pick(h Hash) []*Kernel {
 	switch {
 	case h == SHA256 && hasSHANI:
@@ -94,6 +109,12 @@ func pick(h Hash) []*Kernel {
 		return []*Kernel{k512AVX512x4, k512AVX512x8}
 	case h == SHA512 && cpu.X86.HasAVX2:
 		return []*Kernel{k512AVX2x4}
+	case h == SHA256 && cpu.X86.HasAVX:
+		return []*Kernel{k256AVXx4}
+	case h == SHA512 && cpu.X86.HasAVX:
+		return []*Kernel{k512AVXx2}
+	case h == SHA256:
+		return []*Kernel{generic256}
 	}
-	return nil
+	return []*Kernel{generic512}
 }

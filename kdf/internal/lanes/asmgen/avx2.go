@@ -3,22 +3,41 @@ package main
 import "fmt"
 
 // avx2 writes a kernel with one lane per 64- or 32-bit element of ymm (4
-// or 8 lanes). AVX2 has sixteen registers and no rotate or three-input
-// logic: the state a..h takes Y0-Y7, the message window lives in a
-// 16-entry ring on the stack, rotations are two shifts and an xor (a
-// byte shuffle for SHA-512's rotation by 8), and Maj reuses the a^b of
-// the previous round (its b^c).
+// or 8 lanes; or of xmm, 2 or 4 lanes, with AVX only). There are sixteen
+// registers and no rotate or three-input logic: the state a..h takes
+// registers 0-7, the message window lives in a 16-entry ring on the
+// stack, rotations are two shifts and an xor (a byte shuffle for
+// SHA-512's rotation by 8), and Maj reuses the a^b of the previous round
+// (its b^c).
 //
-// Registers: Y0-Y7 state, Y8-Y10 round temporaries, Y11/Y12 this and the
-// last round's a^b, Y13-Y15 schedule temporaries. Constants (K, folded
-// padding, the shuffle) are replicated per lane in one table.
+// Registers: 0-7 state, 8-10 round temporaries, 11/12 this and the last
+// round's a^b, 13-15 schedule temporaries. Constants (K, folded padding,
+// the shuffle) are replicated per lane in one table (32 bytes an entry;
+// the xmm kernels read the first 16).
 type avx2 struct {
 	g    *gen
 	s    *spec
 	pool *pool
+	// xmm writes the same kernel on xmm registers (2 or 4 lanes), which
+	// needs only AVX: for the CPUs that have AVX but not AVX2.
+	xmm bool
 }
 
-func y(i int) string { return fmt.Sprintf("Y%d", i) }
+// reg names vector register i at the kernel's width.
+func (a *avx2) reg(i int) string {
+	if a.xmm {
+		return fmt.Sprintf("X%d", i)
+	}
+	return fmt.Sprintf("Y%d", i)
+}
+
+// vbytes is the width of a register in bytes.
+func (a *avx2) vbytes() int {
+	if a.xmm {
+		return 16
+	}
+	return 32
+}
 
 func (a *avx2) sfx() string {
 	if a.s.bits == 64 {
@@ -27,10 +46,10 @@ func (a *avx2) sfx() string {
 	return "D"
 }
 
-func (a *avx2) lanes() int { return 256 / a.s.bits }
+func (a *avx2) lanes() int { return 8 * a.vbytes() / a.s.bits }
 
 // wslot is the stack operand of ring entry t%16.
-func (a *avx2) wslot(t int) string { return fmt.Sprintf("%d(SP)", 32*(t%16)) }
+func (a *avx2) wslot(t int) string { return fmt.Sprintf("%d(SP)", a.vbytes()*(t%16)) }
 
 func (a *avx2) op(mn, src2, src1, dst string) { a.g.l("%s %s, %s, %s", mn, src2, src1, dst) }
 
@@ -93,7 +112,7 @@ func (a *avx2) sigma(x string, r [3]int, shift bool, dst, tmp string) {
 func (a *avx2) round(t int, st [8]string, w word, ab, bc string) {
 	s := a.s
 	A, B, D, E, F, G, H := st[0], st[1], st[3], st[4], st[5], st[6], st[7] // c enters as bc
-	t0, t1, t2 := y(8), y(9), y(10)
+	t0, t1, t2 := a.reg(8), a.reg(9), a.reg(10)
 	if w.isConst {
 		a.add(a.pool.sym((s.k[t]+w.val)&s.mask()), H, H)
 	} else {
@@ -120,7 +139,7 @@ func (a *avx2) round(t int, st [8]string, w word, ab, bc string) {
 // scheduleWord writes W[t] (t >= 16) to its ring entry.
 func (a *avx2) scheduleWord(t int, w word) {
 	s := a.s
-	x, s0, acc := y(13), y(14), y(15)
+	x, s0, acc := a.reg(13), a.reg(14), a.reg(15)
 	have := false
 	addTo := func(src string) {
 		if !have {
@@ -138,7 +157,7 @@ func (a *avx2) scheduleWord(t int, w word) {
 				r = s.smallSigma1
 			}
 			a.g.l("VMOVDQU %s, %s", a.wslot(tm.src), x)
-			a.sigma(x, r, true, s0, y(10))
+			a.sigma(x, r, true, s0, a.reg(10))
 			addTo(s0)
 		}
 	}
@@ -157,28 +176,28 @@ func (a *avx2) kernel(name string) {
 	g, s := a.g, a.s
 	rowLoad := func(off int, base, dst string) { g.l("VMOVDQU %d(%s), %s", off, base, dst) }
 	g.l("// func %s(s *State, lane, n int)", name)
-	g.l("TEXT ·%s(SB), $512-24", name)
+	g.l("TEXT ·%s(SB), $%d-24", name, 16*a.vbytes())
 	g.l("MOVQ s+0(FP), AX")
 	g.l("MOVQ lane+8(FP), BX")
 	g.l("LEAQ (AX)(BX*%d), AX", s.bits/8)
 	g.l("MOVQ n+16(FP), CX")
 	for j := 0; j < 8; j++ {
-		rowLoad(rowOff(secU, j), "AX", y(8))
-		g.l("VMOVDQU Y8, %s", a.wslot(j))
+		rowLoad(rowOff(secU, j), "AX", a.reg(8))
+		g.l("VMOVDQU %s, %s", a.reg(8), a.wslot(j))
 	}
 	g.l("iter:")
 	g.l("MOVQ AX, SI")
 	g.l("MOVL $2, DX")
 	g.l("pass:")
 	for j := 0; j < 8; j++ {
-		rowLoad(j*rowBytes, "SI", y(j))
+		rowLoad(j*rowBytes, "SI", a.reg(j))
 	}
 	sched := s.schedule()
 	st := [8]string{}
 	for j := range st {
-		st[j] = y(j)
+		st[j] = a.reg(j)
 	}
-	ab, bc := y(11), y(12)
+	ab, bc := a.reg(11), a.reg(12)
 	a.xor(st[2], st[1], bc) // b ^ c before round 0
 	for t := 0; t < s.rounds; t++ {
 		a.round(t, st, sched[t], ab, bc)
@@ -189,26 +208,26 @@ func (a *avx2) kernel(name string) {
 		}
 	}
 	for j := 0; j < 8; j++ {
-		a.add(fmt.Sprintf("%d(SI)", j*rowBytes), y(j), y(j))
-		g.l("VMOVDQU %s, %s", y(j), a.wslot(j))
+		a.add(fmt.Sprintf("%d(SI)", j*rowBytes), a.reg(j), a.reg(j))
+		g.l("VMOVDQU %s, %s", a.reg(j), a.wslot(j))
 	}
 	g.l("ADDQ $%d, SI", secBytes)
 	g.l("DECL DX")
 	g.l("JNZ pass")
 	for j := 0; j < 8; j++ {
 		off := rowOff(secAcc, j)
-		a.xor(fmt.Sprintf("%d(AX)", off), y(j), y(8))
-		g.l("VMOVDQU Y8, %d(AX)", off)
+		a.xor(fmt.Sprintf("%d(AX)", off), a.reg(j), a.reg(8))
+		g.l("VMOVDQU %s, %d(AX)", a.reg(8), off)
 	}
 	g.l("DECQ CX")
 	g.l("JNZ iter")
 	for j := 0; j < 8; j++ {
-		g.l("VMOVDQU %s, %d(AX)", y(j), rowOff(secU, j))
+		g.l("VMOVDQU %s, %d(AX)", a.reg(j), rowOff(secU, j))
 	}
 	g.comment("leave no key material on the stack or in the vector registers")
 	g.l("VZEROALL")
 	for i := 0; i < 16; i++ {
-		g.l("VMOVDQU Y0, %s", a.wslot(i))
+		g.l("VMOVDQU %s, %s", a.reg(0), a.wslot(i))
 	}
 	g.l("RET")
 	g.l("")

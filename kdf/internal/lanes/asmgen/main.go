@@ -35,6 +35,8 @@ func main() {
 	r32 := newPool("rep256", 4, 8)
 	(&avx2{g: &body, s: s512, pool: r64}).kernel("chain512AVX2x4")
 	(&avx2{g: &body, s: s256, pool: r32}).kernel("chain256AVX2x8")
+	(&avx2{g: &body, s: s512, pool: r64, xmm: true}).kernel("chain512AVXx2")
+	(&avx2{g: &body, s: s256, pool: r32, xmm: true}).kernel("chain256AVXx4")
 	ni := newPool("shani", 4, 1)
 	(&shani{g: &body, s: s256, k: 1, pool: ni}).kernel("chain256SHANIx1")
 	(&shani{g: &body, s: s256, k: 2, pool: ni}).kernel("chain256SHANIx2")
