@@ -3,6 +3,8 @@ package lanes
 import (
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Kernel is one code path: it advances Lanes consecutive chains of a
@@ -12,9 +14,9 @@ type Kernel struct {
 	Name  string
 	Hash  Hash
 	Lanes int
-	// Cost is the time of one iteration of the whole group relative to
-	// the other kernels for the same hash on the same CPU, so callers can
-	// plan which groups to fill.
+	// Cost is the time of one iteration of the whole group in
+	// nanoseconds, measured on this CPU when Kernels first returns the
+	// kernel with others (a caller plans which groups to fill by it).
 	Cost float64
 	run  func(s *State, lane, n int)
 }
@@ -38,22 +40,51 @@ var (
 		run: func(s *State, lane, n int) { chains256Generic(s, lane, lane+1, n) }}
 )
 
-// chosen holds, per Hash, the kernels dispatch picked at start-up,
-// narrowest first; empty where scalar code with the standard library's
-// hash is faster than any kernel here.
-var chosen [2][]*Kernel
+// chosen holds, per Hash, the kernels dispatch picked, narrowest first.
+var (
+	chosen     [2][]*Kernel
+	chosenOnce [2]sync.Once
+)
 
-func init() {
-	for _, h := range []Hash{SHA256, SHA512} {
-		chosen[h] = pick(h)
-	}
+// Kernels returns the kernels to use for h on this CPU, narrowest first,
+// each with its Cost measured here, or nil if lanes are slower here than
+// one chain at a time with the standard library's hash (a CPU that
+// hashes SHA-2 in hardware). Which of them to fill is the caller's plan:
+// which kernel is fastest for a number of chains differs between CPUs
+// (the AMD EPYC this was written on runs 4 lanes of ymm in 0.63 of the
+// time of 8 lanes of zmm, two SHA-NI chains in 1.2 times one), so the
+// first call times each on a few iterations.
+func Kernels(h Hash) []*Kernel {
+	chosenOnce[h].Do(func() {
+		ks := pick(h)
+		if len(ks) > 1 {
+			calibrate(ks)
+		}
+		chosen[h] = ks
+	})
+	return chosen[h]
 }
 
-// Kernels returns the kernels to use for h on this CPU, narrowest first
-// (a caller fills the widest that its chains fill, the narrowest for the
-// rest), or nil if lanes are slower here than one chain at a time with
-// the standard library's hash.
-func Kernels(h Hash) []*Kernel { return chosen[h] }
+// calibrate sets each kernel's Cost to its time for a few iterations of
+// a full group: the best of several rounds taken in turn, so that a round
+// a busy machine preempted is dropped. It takes well under a millisecond.
+func calibrate(ks []*Kernel) {
+	const n, rounds = 64, 5
+	var s State
+	best := make([]time.Duration, len(ks))
+	for r := range rounds {
+		for i, k := range ks {
+			t0 := time.Now()
+			k.Run(&s, 0, n)
+			if d := time.Since(t0); r == 0 || d < best[i] {
+				best[i] = d
+			}
+		}
+	}
+	for i, k := range ks {
+		k.Cost = max(1, float64(best[i].Nanoseconds())/n)
+	}
+}
 
 // Available returns every kernel for h this CPU can run, the generic one
 // included, for tests and benchmarks.
