@@ -18,6 +18,8 @@ func laneHash(h hashes.Spec) (lanes.Hash, bool) {
 		return lanes.SHA512, true
 	case hashes.SHA256:
 		return lanes.SHA256, true
+	case hashes.RIPEMD160:
+		return lanes.RIPEMD160, true
 	}
 	return 0, false
 }

@@ -38,7 +38,7 @@ func kernelSets(h lanes.Hash) map[string][]*lanes.Kernel {
 	return sets
 }
 
-// TestDeriveManyEveryKernelSet: PBKDF2-HMAC-SHA-512/-SHA-256 through
+// TestDeriveManyEveryKernelSet: PBKDF2-HMAC-SHA-512/-SHA-256/-RIPEMD-160 through
 // every kernel (alone and as dispatched) and through the scalar path,
 // for 1 to 4 salts, with 1, 2 and 4 goroutines, equals crypto/pbkdf2 on
 // random passwords, salts, iteration counts and key lengths (so lane
@@ -52,7 +52,7 @@ func TestDeriveManyEveryKernelSet(t *testing.T) {
 		}
 		return b
 	}
-	for _, lh := range []lanes.Hash{lanes.SHA256, lanes.SHA512} {
+	for _, lh := range []lanes.Hash{lanes.SHA256, lanes.SHA512, lanes.RIPEMD160} {
 		spec := hashes.MustLookup(lh.String())
 		for name, ks := range kernelSets(lh) {
 			t.Run(lh.String()+"/"+name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 // cpu-ns/op the same in CPU time of the thread, and chain-iter/cpu-s
 // counts iterations of single chains per CPU-second.
 func BenchmarkKernels(b *testing.B) {
-	for _, h := range []Hash{SHA256, SHA512} {
+	for _, h := range allHashes {
 		for _, k := range Available(h) {
 			b.Run(h.String()+"/"+k.Name, func(b *testing.B) {
 				var s State

@@ -12,17 +12,18 @@ func chain512NEONx2(s *State, lane, n int)
 //go:noescape
 func chain256NEONx4(s *State, lane, n int)
 
+//go:noescape
+func chainRIPEMD160NEONx4(s *State, lane, n int)
+
 var (
-	k512NEONx2 = &Kernel{Name: "NEON, 2 lanes", Hash: SHA512, Lanes: 2, run: chain512NEONx2}
-	k256NEONx4 = &Kernel{Name: "NEON, 4 lanes", Hash: SHA256, Lanes: 4, run: chain256NEONx4}
+	k512NEONx2    = &Kernel{Name: "NEON, 2 lanes", Hash: SHA512, Lanes: 2, run: chain512NEONx2}
+	k256NEONx4    = &Kernel{Name: "NEON, 4 lanes", Hash: SHA256, Lanes: 4, run: chain256NEONx4}
+	kRIPEMDNEONx4 = &Kernel{Name: "NEON, 4 lanes", Hash: RIPEMD160, Lanes: 4, run: chainRIPEMD160NEONx4}
 )
 
 // Every arm64 CPU has NEON (Advanced SIMD).
 func available(h Hash) []*Kernel {
-	if h == SHA512 {
-		return []*Kernel{k512NEONx2}
-	}
-	return []*Kernel{k256NEONx4}
+	return []*Kernel{[numHashes]*Kernel{SHA256: k256NEONx4, SHA512: k512NEONx2, RIPEMD160: kRIPEMDNEONx4}[h]}
 }
 
 // pick: where the CPU hashes SHA-2 in hardware (the ARMv8 SHA2 and
@@ -38,8 +39,5 @@ func pick(h Hash) []*Kernel {
 	if h == SHA512 && cpu.ARM64.HasSHA512 || h == SHA256 && cpu.ARM64.HasSHA2 {
 		return nil
 	}
-	if h == SHA512 {
-		return []*Kernel{generic512, k512NEONx2}
-	}
-	return []*Kernel{generic256, k256NEONx4}
+	return append([]*Kernel{generics[h]}, available(h)...)
 }

@@ -4,9 +4,12 @@ package lanes
 
 func available(h Hash) []*Kernel { return nil }
 
+// pick: the generic kernels; for RIPEMD-160 the HMAC-state path through
+// hashes/ripemd160 is as fast as the generic kernel (which calls the same
+// compression function), so there are none.
 func pick(h Hash) []*Kernel {
-	if h == SHA512 {
-		return []*Kernel{generic512}
+	if h == RIPEMD160 {
+		return nil
 	}
-	return []*Kernel{generic256}
+	return []*Kernel{generics[h]}
 }

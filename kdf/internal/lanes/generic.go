@@ -1,6 +1,11 @@
 package lanes
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/cryptvol/cryptvol/hashes/ripemd160"
+)
 
 // The generic kernels: one chain at a time in plain Go, on the same State
 // and with the same fixed padding as the assembly ones.
@@ -121,4 +126,42 @@ func chains256Generic(s *State, lo, hi, n int) {
 		clear(acc[:])
 	}
 	clear(w[:])
+}
+
+// chainsRIPEMD160Generic runs n iterations of lanes [lo, hi) one after
+// another through hashes/ripemd160's compression function. Each block is
+// the 20-byte digest, 0x80, zeros and the bit length of key block plus
+// digest, (64+20)*8, little-endian.
+func chainsRIPEMD160Generic(s *State, lo, hi, n int) {
+	v := s.w32()
+	var blk [64]byte
+	blk[20] = 0x80
+	binary.LittleEndian.PutUint64(blk[56:], (64+20)*8)
+	for lane := lo; lane < hi; lane++ {
+		var inner, outer, u, acc [5]uint32
+		for j := range 5 {
+			inner[j], outer[j] = v[secInner][j][lane], v[secOuter][j][lane]
+			u[j], acc[j] = v[secU][j][lane], v[secAcc][j][lane]
+		}
+		for range n {
+			for _, key := range [2]*[5]uint32{&inner, &outer} {
+				for j, w := range u {
+					binary.LittleEndian.PutUint32(blk[4*j:], w)
+				}
+				u = *key
+				ripemd160.Block(&u, blk[:])
+			}
+			for j := range acc {
+				acc[j] ^= u[j]
+			}
+		}
+		for j := range 5 {
+			v[secU][j][lane], v[secAcc][j][lane] = u[j], acc[j]
+		}
+		clear(inner[:])
+		clear(outer[:])
+		clear(u[:])
+		clear(acc[:])
+	}
+	clear(blk[:20])
 }

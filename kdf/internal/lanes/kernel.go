@@ -38,12 +38,15 @@ var (
 		run: func(s *State, lane, n int) { chains512Generic(s, lane, lane+1, n) }}
 	generic256 = &Kernel{Name: "generic Go, one chain at a time", Hash: SHA256, Lanes: 1, Cost: 1,
 		run: func(s *State, lane, n int) { chains256Generic(s, lane, lane+1, n) }}
+	genericRIPEMD160 = &Kernel{Name: "generic Go, one chain at a time", Hash: RIPEMD160, Lanes: 1, Cost: 1,
+		run: func(s *State, lane, n int) { chainsRIPEMD160Generic(s, lane, lane+1, n) }}
+	generics = [numHashes]*Kernel{SHA256: generic256, SHA512: generic512, RIPEMD160: genericRIPEMD160}
 )
 
 // chosen holds, per Hash, the kernels dispatch picked, narrowest first.
 var (
-	chosen     [2][]*Kernel
-	chosenOnce [2]sync.Once
+	chosen     [numHashes][]*Kernel
+	chosenOnce [numHashes]sync.Once
 )
 
 // Kernels returns the kernels to use for h on this CPU, narrowest first,
@@ -89,11 +92,7 @@ func calibrate(ks []*Kernel) {
 // Available returns every kernel for h this CPU can run, the generic one
 // included, for tests and benchmarks.
 func Available(h Hash) []*Kernel {
-	g := generic256
-	if h == SHA512 {
-		g = generic512
-	}
-	return append(available(h), g)
+	return append(available(h), generics[h])
 }
 
 // Path names the code path PBKDF2 with h takes here, for `cryptvol
@@ -101,7 +100,7 @@ func Available(h Hash) []*Kernel {
 func Path(h Hash) string {
 	ks := Kernels(h)
 	if len(ks) == 0 {
-		return "scalar (standard library " + h.String() + ")"
+		return "scalar, one chain at a time"
 	}
 	names := make([]string, len(ks))
 	for i, k := range ks {
