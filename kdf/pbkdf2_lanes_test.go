@@ -209,7 +209,7 @@ func TestPBKDF2AgainstOpenSSL(t *testing.T) {
 		t.Skip("openssl not installed (Debian package openssl)")
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
-	for _, prf := range []string{"SHA-512", "SHA-256"} {
+	for _, prf := range []string{"SHA-512", "SHA-256", "RIPEMD-160"} {
 		for trial := 0; trial < 3; trial++ {
 			pw := fmt.Sprintf("pw-%x", rng.Uint64())
 			salt := make([]byte, 64)
@@ -219,6 +219,10 @@ func TestPBKDF2AgainstOpenSSL(t *testing.T) {
 			iter := 1 + rng.IntN(3000)
 			out, err := exec.Command("openssl", "kdf", "-keylen", "192", "-kdfopt", "digest:"+strings.ReplaceAll(prf, "-", ""),
 				"-kdfopt", "pass:"+pw, "-kdfopt", fmt.Sprintf("hexsalt:%x", salt), "-kdfopt", fmt.Sprint("iter:", iter), "PBKDF2").Output()
+			if err != nil && prf == "RIPEMD-160" {
+				t.Logf("openssl kdf has no RIPEMD-160 here (OpenSSL 3.0.0-3.0.6 keep it in the legacy provider): %v", err)
+				break
+			}
 			if err != nil {
 				t.Fatalf("openssl kdf: %v", err)
 			}
