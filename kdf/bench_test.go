@@ -61,7 +61,7 @@ func benchPBKDF2(b *testing.B, spec hashes.Spec, keyLen, workers int) {
 // dispatched set and the one-chain-at-a-time path ("none"), to choose
 // between them by measurement (run it under GODEBUG masks too).
 func BenchmarkPBKDF2Paths(b *testing.B) {
-	for _, lh := range []lanes.Hash{lanes.SHA512, lanes.SHA256, lanes.RIPEMD160} {
+	for _, lh := range []lanes.Hash{lanes.SHA512, lanes.SHA256, lanes.RIPEMD160, lanes.BLAKE2s256} {
 		spec := hashes.MustLookup(lh.String())
 		sets := kernelSets(lh)
 		for _, name := range slices.Sorted(maps.Keys(sets)) {

@@ -20,6 +20,8 @@ func laneHash(h hashes.Spec) (lanes.Hash, bool) {
 		return lanes.SHA256, true
 	case hashes.RIPEMD160:
 		return lanes.RIPEMD160, true
+	case hashes.BLAKE2s256:
+		return lanes.BLAKE2s256, true
 	}
 	return 0, false
 }

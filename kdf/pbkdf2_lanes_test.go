@@ -52,7 +52,7 @@ func TestDeriveManyEveryKernelSet(t *testing.T) {
 		}
 		return b
 	}
-	for _, lh := range []lanes.Hash{lanes.SHA256, lanes.SHA512, lanes.RIPEMD160} {
+	for _, lh := range []lanes.Hash{lanes.SHA256, lanes.SHA512, lanes.RIPEMD160, lanes.BLAKE2s256} {
 		spec := hashes.MustLookup(lh.String())
 		for name, ks := range kernelSets(lh) {
 			t.Run(lh.String()+"/"+name, func(t *testing.T) {

@@ -31,7 +31,7 @@ func init() {
 Prints the version and commit this binary was built from, the Go version,
 the platform and build settings (GOARM=6 for a Raspberry Pi 1 build, ...),
 the CPU and its features, and the code path each cipher and the PBKDF2
-PRFs that have SIMD lanes (SHA-512, SHA-256, RIPEMD-160) take on it.
+PRFs that have SIMD lanes (SHA-512, SHA-256, BLAKE2s, RIPEMD-160) take on it.
 
 Example:
   cryptvol version
@@ -110,8 +110,8 @@ func codePaths() string {
 	fmt.Fprintf(&b, "  %-11s %s (enc)\n", "ChaCha20", chacha20.Implementation())
 	// The PRFs whose PBKDF2 chains run in SIMD lanes.
 	b.WriteString("kdf code paths:\n")
-	for _, h := range []string{hashes.SHA512, hashes.SHA256, hashes.RIPEMD160} {
-		fmt.Fprintf(&b, "  PBKDF2-%-10s %s\n", h, kdf.PBKDF2Path(h))
+	for _, h := range []string{hashes.SHA512, hashes.SHA256, hashes.BLAKE2s256, hashes.RIPEMD160} {
+		fmt.Fprintf(&b, "  PBKDF2-%-11s %s\n", h, kdf.PBKDF2Path(h))
 	}
 	return b.String()
 }

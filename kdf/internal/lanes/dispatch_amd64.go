@@ -44,26 +44,34 @@ func chainRIPEMD160AVX2x8(s *State, lane, n int)
 func chainRIPEMD160AVXx4(s *State, lane, n int)
 
 //go:noescape
+func chainBLAKE2sAVX512x16(s *State, lane, n int)
+
+//go:noescape
+func chainBLAKE2sAVX512x8(s *State, lane, n int)
+
+//go:noescape
 func chain256SHANIx1(s *State, lane, n int)
 
 //go:noescape
 func chain256SHANIx2(s *State, lane, n int)
 
 var (
-	k512AVX512x8     = &Kernel{Name: "AVX-512 zmm, 8 lanes", Hash: SHA512, Lanes: 8, run: chain512AVX512x8}
-	k512AVX512x4     = &Kernel{Name: "AVX-512 ymm, 4 lanes", Hash: SHA512, Lanes: 4, run: chain512AVX512x4}
-	k512AVX2x4       = &Kernel{Name: "AVX2, 4 lanes", Hash: SHA512, Lanes: 4, run: chain512AVX2x4}
-	k256AVX512x16    = &Kernel{Name: "AVX-512 zmm, 16 lanes", Hash: SHA256, Lanes: 16, run: chain256AVX512x16}
-	k256AVX512x8     = &Kernel{Name: "AVX-512 ymm, 8 lanes", Hash: SHA256, Lanes: 8, run: chain256AVX512x8}
-	k256AVX2x8       = &Kernel{Name: "AVX2, 8 lanes", Hash: SHA256, Lanes: 8, run: chain256AVX2x8}
-	k512AVXx2        = &Kernel{Name: "AVX, 2 lanes", Hash: SHA512, Lanes: 2, run: chain512AVXx2}
-	k256AVXx4        = &Kernel{Name: "AVX, 4 lanes", Hash: SHA256, Lanes: 4, run: chain256AVXx4}
-	kRIPEMDAVX512x16 = &Kernel{Name: "AVX-512 zmm, 16 lanes", Hash: RIPEMD160, Lanes: 16, run: chainRIPEMD160AVX512x16}
-	kRIPEMDAVX512x8  = &Kernel{Name: "AVX-512 ymm, 8 lanes", Hash: RIPEMD160, Lanes: 8, run: chainRIPEMD160AVX512x8}
-	kRIPEMDAVX2x8    = &Kernel{Name: "AVX2, 8 lanes", Hash: RIPEMD160, Lanes: 8, run: chainRIPEMD160AVX2x8}
-	kRIPEMDAVXx4     = &Kernel{Name: "AVX, 4 lanes", Hash: RIPEMD160, Lanes: 4, run: chainRIPEMD160AVXx4}
-	k256SHANIx1      = &Kernel{Name: "SHA-NI, 1 chain", Hash: SHA256, Lanes: 1, run: chain256SHANIx1}
-	k256SHANIx2      = &Kernel{Name: "SHA-NI, 2 chains interleaved", Hash: SHA256, Lanes: 2, run: chain256SHANIx2}
+	k512AVX512x8      = &Kernel{Name: "AVX-512 zmm, 8 lanes", Hash: SHA512, Lanes: 8, run: chain512AVX512x8}
+	k512AVX512x4      = &Kernel{Name: "AVX-512 ymm, 4 lanes", Hash: SHA512, Lanes: 4, run: chain512AVX512x4}
+	k512AVX2x4        = &Kernel{Name: "AVX2, 4 lanes", Hash: SHA512, Lanes: 4, run: chain512AVX2x4}
+	k256AVX512x16     = &Kernel{Name: "AVX-512 zmm, 16 lanes", Hash: SHA256, Lanes: 16, run: chain256AVX512x16}
+	k256AVX512x8      = &Kernel{Name: "AVX-512 ymm, 8 lanes", Hash: SHA256, Lanes: 8, run: chain256AVX512x8}
+	k256AVX2x8        = &Kernel{Name: "AVX2, 8 lanes", Hash: SHA256, Lanes: 8, run: chain256AVX2x8}
+	k512AVXx2         = &Kernel{Name: "AVX, 2 lanes", Hash: SHA512, Lanes: 2, run: chain512AVXx2}
+	k256AVXx4         = &Kernel{Name: "AVX, 4 lanes", Hash: SHA256, Lanes: 4, run: chain256AVXx4}
+	kRIPEMDAVX512x16  = &Kernel{Name: "AVX-512 zmm, 16 lanes", Hash: RIPEMD160, Lanes: 16, run: chainRIPEMD160AVX512x16}
+	kRIPEMDAVX512x8   = &Kernel{Name: "AVX-512 ymm, 8 lanes", Hash: RIPEMD160, Lanes: 8, run: chainRIPEMD160AVX512x8}
+	kRIPEMDAVX2x8     = &Kernel{Name: "AVX2, 8 lanes", Hash: RIPEMD160, Lanes: 8, run: chainRIPEMD160AVX2x8}
+	kRIPEMDAVXx4      = &Kernel{Name: "AVX, 4 lanes", Hash: RIPEMD160, Lanes: 4, run: chainRIPEMD160AVXx4}
+	kBLAKE2sAVX512x16 = &Kernel{Name: "AVX-512 zmm, 16 lanes", Hash: BLAKE2s256, Lanes: 16, run: chainBLAKE2sAVX512x16}
+	kBLAKE2sAVX512x8  = &Kernel{Name: "AVX-512 ymm, 8 lanes", Hash: BLAKE2s256, Lanes: 8, run: chainBLAKE2sAVX512x8}
+	k256SHANIx1       = &Kernel{Name: "SHA-NI, 1 chain", Hash: SHA256, Lanes: 1, run: chain256SHANIx1}
+	k256SHANIx2       = &Kernel{Name: "SHA-NI, 2 chains interleaved", Hash: SHA256, Lanes: 2, run: chain256SHANIx2}
 )
 
 // The AVX-512 kernels need F (zmm, VPROR, VPTERNLOG) and VL (the same on
@@ -86,6 +94,10 @@ func available(h Hash) []*Kernel {
 		}
 		if cpu.X86.HasAVX {
 			ks = append(ks, k512AVXx2)
+		}
+	case BLAKE2s256:
+		if hasAVX512 {
+			ks = append(ks, kBLAKE2sAVX512x8, kBLAKE2sAVX512x16)
 		}
 	case RIPEMD160:
 		if hasAVX512 {
@@ -129,6 +141,12 @@ func pick(h Hash) []*Kernel {
 		ks = append(ks, k256SHANIx1, k256SHANIx2)
 	}
 	switch {
+	case h == BLAKE2s256 && hasAVX512:
+		return []*Kernel{kBLAKE2sAVX512x8, kBLAKE2sAVX512x16}
+	case h == BLAKE2s256:
+		// Without AVX-512 the sixteen state words fill every register;
+		// x/crypto's BLAKE2s assembly one chain at a time stays.
+		return nil
 	case h == RIPEMD160 && hasAVX512:
 		return []*Kernel{kRIPEMDAVX512x8, kRIPEMDAVX512x16}
 	case h == RIPEMD160 && cpu.X86.HasAVX2:
@@ -151,6 +169,8 @@ func pick(h Hash) []*Kernel {
 		return []*Kernel{k512AVXx2}
 	case h == SHA256:
 		return append(ks, generic256)
+	case h == SHA512:
+		return []*Kernel{generic512}
 	}
-	return []*Kernel{generic512}
+	return nil
 }

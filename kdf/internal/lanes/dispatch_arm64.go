@@ -15,15 +15,19 @@ func chain256NEONx4(s *State, lane, n int)
 //go:noescape
 func chainRIPEMD160NEONx4(s *State, lane, n int)
 
+//go:noescape
+func chainBLAKE2sNEONx4(s *State, lane, n int)
+
 var (
-	k512NEONx2    = &Kernel{Name: "NEON, 2 lanes", Hash: SHA512, Lanes: 2, run: chain512NEONx2}
-	k256NEONx4    = &Kernel{Name: "NEON, 4 lanes", Hash: SHA256, Lanes: 4, run: chain256NEONx4}
-	kRIPEMDNEONx4 = &Kernel{Name: "NEON, 4 lanes", Hash: RIPEMD160, Lanes: 4, run: chainRIPEMD160NEONx4}
+	k512NEONx2     = &Kernel{Name: "NEON, 2 lanes", Hash: SHA512, Lanes: 2, run: chain512NEONx2}
+	k256NEONx4     = &Kernel{Name: "NEON, 4 lanes", Hash: SHA256, Lanes: 4, run: chain256NEONx4}
+	kRIPEMDNEONx4  = &Kernel{Name: "NEON, 4 lanes", Hash: RIPEMD160, Lanes: 4, run: chainRIPEMD160NEONx4}
+	kBLAKE2sNEONx4 = &Kernel{Name: "NEON, 4 lanes", Hash: BLAKE2s256, Lanes: 4, run: chainBLAKE2sNEONx4}
 )
 
 // Every arm64 CPU has NEON (Advanced SIMD).
 func available(h Hash) []*Kernel {
-	return []*Kernel{[numHashes]*Kernel{SHA256: k256NEONx4, SHA512: k512NEONx2, RIPEMD160: kRIPEMDNEONx4}[h]}
+	return []*Kernel{[numHashes]*Kernel{SHA256: k256NEONx4, SHA512: k512NEONx2, RIPEMD160: kRIPEMDNEONx4, BLAKE2s256: kBLAKE2sNEONx4}[h]}
 }
 
 // pick: where the CPU hashes SHA-2 in hardware (the ARMv8 SHA2 and

@@ -40,7 +40,9 @@ var (
 		run: func(s *State, lane, n int) { chains256Generic(s, lane, lane+1, n) }}
 	genericRIPEMD160 = &Kernel{Name: "generic Go, one chain at a time", Hash: RIPEMD160, Lanes: 1, Cost: 1,
 		run: func(s *State, lane, n int) { chainsRIPEMD160Generic(s, lane, lane+1, n) }}
-	generics = [numHashes]*Kernel{SHA256: generic256, SHA512: generic512, RIPEMD160: genericRIPEMD160}
+	genericBLAKE2s = &Kernel{Name: "generic Go, one chain at a time", Hash: BLAKE2s256, Lanes: 1, Cost: 1,
+		run: func(s *State, lane, n int) { chainsBLAKE2sGeneric(s, lane, lane+1, n) }}
+	generics = [numHashes]*Kernel{SHA256: generic256, SHA512: generic512, RIPEMD160: genericRIPEMD160, BLAKE2s256: genericBLAKE2s}
 )
 
 // chosen holds, per Hash, the kernels dispatch picked, narrowest first.

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"golang.org/x/crypto/blake2s"
 	xripemd "golang.org/x/crypto/ripemd160" //nolint:staticcheck // the reference, deprecated for new uses only
 )
 
@@ -20,11 +21,16 @@ func newHash(h Hash) func() hash.Hash {
 		return sha512.New
 	case RIPEMD160:
 		return xripemd.New // an independent implementation; ours is in the kernels' key set-up
+	case BLAKE2s256:
+		return func() hash.Hash {
+			h, _ := blake2s.New256(nil)
+			return h
+		}
 	}
 	return sha256.New
 }
 
-var allHashes = []Hash{SHA256, SHA512, RIPEMD160}
+var allHashes = []Hash{SHA256, SHA512, RIPEMD160, BLAKE2s256}
 
 // pads returns the HMAC key blocks of key (RFC 2104).
 func pads(h Hash, key []byte) (ipad, opad []byte) {

@@ -15,6 +15,7 @@ const (
 	SHA256 Hash = iota
 	SHA512
 	RIPEMD160
+	BLAKE2s256
 	numHashes
 )
 
@@ -24,9 +25,10 @@ var hashInfo = [numHashes]struct {
 	wordBytes, words int
 	littleEndian     bool
 }{
-	SHA256:    {"SHA-256", 32, 64, 4, 8, false},
-	SHA512:    {"SHA-512", 64, 128, 8, 8, false},
-	RIPEMD160: {"RIPEMD-160", 20, 64, 4, 5, true},
+	SHA256:     {"SHA-256", 32, 64, 4, 8, false},
+	SHA512:     {"SHA-512", 64, 128, 8, 8, false},
+	RIPEMD160:  {"RIPEMD-160", 20, 64, 4, 5, true},
+	BLAKE2s256: {"BLAKE2s-256", 32, 64, 4, 8, true},
 }
 
 func (h Hash) String() string { return hashInfo[h].name }
@@ -52,7 +54,7 @@ const (
 // State holds the chains of one kernel group in lane-sliced order: four
 // sections of eight 64-byte rows, row j of a section holding state word j
 // of every lane (8 lanes of uint64 for SHA-512, 16 of uint32 for SHA-256
-// and RIPEMD-160, which uses five rows), in native byte order. The
+// RIPEMD-160 (five rows) and BLAKE2s), in native byte order. The
 // assembly kernels address this layout directly (see asmgen/gen.go).
 type State struct {
 	w [4][8][8]uint64
@@ -138,6 +140,19 @@ func (s *State) SetKey(h Hash, lane int, ipad, opad []byte) {
 		case RIPEMD160:
 			h32 := ripemd160.IV
 			ripemd160.Block(&h32, pad)
+			for j, v := range h32 {
+				st[j] = uint64(v)
+			}
+			clear(h32[:])
+		case BLAKE2s256:
+			h32 := blake2sIV
+			h32[0] ^= blake2sParam
+			var m [16]uint32
+			for j := range 16 {
+				m[j] = binary.LittleEndian.Uint32(pad[4*j:])
+			}
+			compressBLAKE2s(&h32, &m, 64, false)
+			clear(m[:])
 			for j, v := range h32 {
 				st[j] = uint64(v)
 			}
