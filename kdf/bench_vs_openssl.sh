@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Compares PBKDF2-HMAC-SHA-512, -SHA-256 (500,000 and 50,000 iterations)
-# and -RIPEMD-160 (655,331 and 65,533) at VeraCrypt's header-key length
+# Compares PBKDF2-HMAC-SHA-512, -SHA-256, -BLAKE2s-256 (500,000 and 50,000
+# iterations) and -RIPEMD-160 (655,331 and 65,533) at VeraCrypt's header-key length
 # (192 bytes) with `openssl kdf ... PBKDF2`, one core each, CPU features masked the same way on both sides:
 # GODEBUG for this package (golang.org/x/sys/cpu and the runtime honour
 # it), OPENSSL_ia32cap for OpenSSL (~A:~B clears bits of CPUID leaf 1
