@@ -19,9 +19,6 @@ func DeriveMany(ctx context.Context, p Params, password []byte, salts [][]byte, 
 	if keyLen < 1 {
 		return nil, fmt.Errorf("kdf: key length %d < 1", keyLen)
 	}
-	if len(salts) == 0 {
-		return nil, nil
-	}
 	if p.Kind == KindPBKDF2 {
 		h, err := hashes.Lookup(p.PRF)
 		if err != nil {
