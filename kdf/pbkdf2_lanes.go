@@ -53,6 +53,39 @@ func PBKDF2Path(name string) string {
 	return "one chain at a time per core"
 }
 
+// PBKDF2Plan tells how PBKDF2 (and DeriveMany) with the named PRF would
+// run keyLen bytes for salts salts here: on how many goroutines, and for
+// PRFs with lane kernels, the time of one iteration on the busiest of
+// them in nanoseconds, as measured on this CPU (0 for the other PRFs).
+// A caller scheduling several derivations can see from it that with lanes
+// one output block costs as much as the few a header key has (one 4-lane
+// group computes 1 to 4 SHA-512 blocks in the same time), and that a
+// header key often keeps only one core busy.
+func PBKDF2Plan(prf string, iterations, keyLen, salts int) (goroutines int, iterNanos float64) {
+	h, err := hashes.Lookup(prf)
+	if err != nil || keyLen < 1 || salts < 1 || iterations < 1 {
+		return 1, 0
+	}
+	chains := salts * ((keyLen + h.Size - 1) / h.Size)
+	workers := 1
+	if iterations >= parallelThreshold && chains > 1 {
+		workers = min(chains, maxParallel())
+	}
+	ks := laneKernels(h)
+	if ks == nil {
+		return workers, 0
+	}
+	plan := planGroups(chains, ks, workers)
+	for _, w := range plan {
+		t := 0.0
+		for _, k := range w {
+			t += k.Cost
+		}
+		iterNanos = max(iterNanos, t)
+	}
+	return max(1, len(plan)), iterNanos
+}
+
 // group is one kernel call's worth of chains.
 type group struct {
 	k      *lanes.Kernel

@@ -288,3 +288,33 @@ func TestDispatchHonoursGODEBUG(t *testing.T) {
 		}
 	}
 }
+
+// TestPBKDF2Plan: the plan reported agrees with the kernels' costs: one
+// SHA-512 block costs as much as three where the kernels have 2 or more
+// lanes, more chains never cost less, and PRFs without lanes report the
+// old one-block-per-goroutine rule.
+func TestPBKDF2Plan(t *testing.T) {
+	withParallel(t, 2)
+	for _, prf := range []string{"SHA-512", "SHA-256", "BLAKE2s-256", "RIPEMD-160"} {
+		lh, _ := laneHash(hashes.MustLookup(prf))
+		ks := lanes.Kernels(lh)
+		if ks == nil {
+			continue
+		}
+		g1, t1 := PBKDF2Plan(prf, 500000, 1, 1)
+		g3, t3 := PBKDF2Plan(prf, 500000, 192, 1)
+		g9, t9 := PBKDF2Plan(prf, 500000, 192, 3)
+		if g1 != 1 || t1 <= 0 || t3 < t1 || t9 < t3 || g3 < 1 || g9 > 2 {
+			t.Errorf("%s: 1 block %d goroutines %.0f ns, header key %d/%.0f, three %d/%.0f", prf, g1, t1, g3, t3, g9, t9)
+		}
+		if prf == "SHA-512" && ks[0].Lanes >= 3 && t3 != t1 {
+			t.Errorf("SHA-512 with %s: a header key costs %.0f ns an iteration, one block %.0f", ks[0].Name, t3, t1)
+		}
+	}
+	if g, ns := PBKDF2Plan("Whirlpool", 500000, 192, 1); g != 2 || ns != 0 {
+		t.Errorf("Whirlpool: %d goroutines, %v ns", g, ns)
+	}
+	if g, _ := PBKDF2Plan("Whirlpool", 1000, 192, 1); g != 1 {
+		t.Errorf("Whirlpool, 1000 iterations: %d goroutines, want 1", g)
+	}
+}

@@ -16,7 +16,7 @@ type Kernel struct {
 	Lanes int
 	// Cost is the time of one iteration of the whole group in
 	// nanoseconds, measured on this CPU when Kernels first returns the
-	// kernel with others (a caller plans which groups to fill by it).
+	// kernel (a caller plans which groups to fill by it).
 	Cost float64
 	run  func(s *State, lane, n int)
 }
@@ -62,9 +62,7 @@ var (
 func Kernels(h Hash) []*Kernel {
 	chosenOnce[h].Do(func() {
 		ks := pick(h)
-		if len(ks) > 1 {
-			calibrate(ks)
-		}
+		calibrate(ks)
 		chosen[h] = ks
 	})
 	return chosen[h]
