@@ -165,6 +165,9 @@ func (c *Cipher) xtsPlain64(dst, src []byte, k2 any, first uint64, sectorSize in
 	if len(dst) < len(src) {
 		panic(errShortDst)
 	}
+	if len(src) == 0 || c.xtsPlain64Fused(dst, src, t, first, sectorSize, decrypt) {
+		return true
+	}
 	var tw [16 * plain64Batch]byte
 	used := 0
 	for len(src) > 0 {

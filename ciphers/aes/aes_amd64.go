@@ -4,7 +4,7 @@ package aes
 
 import "golang.org/x/sys/cpu"
 
-//go:generate go run asmgen/gen.go asmgen/bitslice.go
+//go:generate go run asmgen/gen.go asmgen/bitslice.go asmgen/xts8.go
 
 // Kernels in aes_amd64.s. rk points at 16*(nr+1) bytes of round keys;
 // nblocks, nsectors and sectorBlocks may be zero.
@@ -29,6 +29,17 @@ func encryptXTS8AESNI(nr int, rk *byte, dst, src, tweaks *byte, n, per int)
 
 //go:noescape
 func decryptXTS8AESNI(nr int, rk *byte, dst, src, tweaks *byte, n, per int)
+
+// encryptXTSP64AESNI and decryptXTSP64AESNI are the XTS8 kernels with the
+// plain64 tweaks derived inside: sector s (per runs of 8 blocks) uses
+// E(rk2, first+s), rk2 the tweak key's encryption round keys (nr rounds
+// too).
+//
+//go:noescape
+func encryptXTSP64AESNI(nr int, rk, rk2, dst, src *byte, first uint64, n, per int)
+
+//go:noescape
+func decryptXTSP64AESNI(nr int, rk, rk2, dst, src *byte, first uint64, n, per int)
 
 // encryptCBCAESNI encrypts nblocks blocks in CBC mode chaining from the 16
 // bytes at iv, and leaves the last ciphertext block there.
@@ -176,4 +187,23 @@ func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
 	default:
 		xtsGeneric(c, dst, src, tweaks, sectorSize, true)
 	}
+}
+
+// xtsPlain64Fused runs plain64 XTS over the whole of src in one AES-NI
+// kernel call that also encrypts the tweaks, where that kernel serves
+// (AES-NI without the VAES paths' sector sizes, sectors of a multiple of
+// 128 bytes, tweak key of the same size), and reports whether it did.
+// len(src) is a positive multiple of sectorSize, len(dst) >= len(src).
+func (c *Cipher) xtsPlain64Fused(dst, src []byte, t *Cipher, first uint64, sectorSize int, decrypt bool) bool {
+	if sectorSize%128 != 0 || t.rounds != c.rounds ||
+		(c.impl != implAESNI && (c.impl != implVAES2 || sectorSize%256 == 0)) {
+		return false
+	}
+	n, per := len(src)/128, sectorSize/128
+	if decrypt {
+		decryptXTSP64AESNI(c.rounds, &c.dec[0], &t.enc[0], &dst[0], &src[0], first, n, per)
+	} else {
+		encryptXTSP64AESNI(c.rounds, &c.enc[0], &t.enc[0], &dst[0], &src[0], first, n, per)
+	}
+	return true
 }
