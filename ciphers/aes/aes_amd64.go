@@ -189,21 +189,24 @@ func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
 	}
 }
 
-// xtsPlain64Fused runs plain64 XTS over the whole of src in one AES-NI
-// kernel call that also encrypts the tweaks, where that kernel serves
-// (AES-NI without the VAES paths' sector sizes, sectors of a multiple of
-// 128 bytes, tweak key of the same size), and reports whether it did.
-// len(src) is a positive multiple of sectorSize, len(dst) >= len(src).
-func (c *Cipher) xtsPlain64Fused(dst, src []byte, t *Cipher, first uint64, sectorSize int, decrypt bool) bool {
-	if sectorSize%128 != 0 || t.rounds != c.rounds ||
-		(c.impl != implAESNI && (c.impl != implVAES2 || sectorSize%256 == 0)) {
-		return false
-	}
-	n, per := len(src)/128, sectorSize/128
-	if decrypt {
-		decryptXTSP64AESNI(c.rounds, &c.dec[0], &t.enc[0], &dst[0], &src[0], first, n, per)
-	} else {
-		encryptXTSP64AESNI(c.rounds, &c.enc[0], &t.enc[0], &dst[0], &src[0], first, n, per)
-	}
-	return true
+// plain64Fused reports whether the AES-NI kernel that also encrypts the
+// plain64 tweaks takes a run: the AES-NI path (and the VAES2 path's
+// 128-byte sectors, which it leaves to AES-NI anyway), sectors of a power
+// of two of at least 128 bytes (512 and 4096 on disks), a tweak key of the
+// same size, and a valid run of one or more sectors (no division). Other
+// runs go to xtsPlain64, which also reports the errors.
+func (c *Cipher) plain64Fused(t *Cipher, ndst, nsrc, sectorSize int) bool {
+	return sectorSize >= 128 && sectorSize&(sectorSize-1) == 0 && nsrc&(sectorSize-1) == 0 &&
+		nsrc != 0 && ndst >= nsrc && t.rounds == c.rounds &&
+		(c.impl == implAESNI || c.impl == implVAES2 && sectorSize == 128)
+}
+
+// plain64Encrypt and plain64Decrypt run a run plain64Fused took in one
+// kernel call.
+func (c *Cipher) plain64Encrypt(dst, src []byte, t *Cipher, first uint64, sectorSize int) {
+	encryptXTSP64AESNI(c.rounds, &c.enc[0], &t.enc[0], &dst[0], &src[0], first, len(src)>>7, sectorSize>>7)
+}
+
+func (c *Cipher) plain64Decrypt(dst, src []byte, t *Cipher, first uint64, sectorSize int) {
+	decryptXTSP64AESNI(c.rounds, &c.dec[0], &t.enc[0], &dst[0], &src[0], first, len(src)>>7, sectorSize>>7)
 }
