@@ -90,10 +90,34 @@ func NewXTSWithIV(k1, k2 ciphers.Block, iv IVGenerator, sectorSize int) (Mode, e
 func (x *xts) SectorSize() int { return x.sectorSize }
 
 // Encrypt implements Mode.
-func (x *xts) Encrypt(dst, src []byte, first uint64) { x.crypt(dst, src, first, false) }
+func (x *xts) Encrypt(dst, src []byte, first uint64) {
+	if !x.plain64Run(dst, src, first, false) {
+		x.crypt(dst, src, first, false)
+	}
+}
 
 // Decrypt implements Mode.
-func (x *xts) Decrypt(dst, src []byte, first uint64) { x.crypt(dst, src, first, true) }
+func (x *xts) Decrypt(dst, src []byte, first uint64) {
+	if !x.plain64Run(dst, src, first, true) {
+		x.crypt(dst, src, first, true)
+	}
+}
+
+// plain64Run hands a valid run straight to k1's kernel that derives the
+// plain64 tweaks itself, and reports whether it took it (not if there is
+// no such kernel, the run is empty or invalid, or k1 declines k2). It is
+// the whole of the sector layer's work on the usual path, one call level
+// above the kernel: next to an AES-NI kernel of half a microsecond per
+// 4 KiB, every call level between runs costs about a percent.
+func (x *xts) plain64Run(dst, src []byte, first uint64, decrypt bool) bool {
+	if x.p64 == nil || x.shift < 0 || len(src)&(x.sectorSize-1) != 0 || len(dst) < len(src) || len(src) == 0 {
+		return false
+	}
+	if decrypt {
+		return x.p64.DecryptXTSPlain64(dst, src, x.k2, first, x.sectorSize)
+	}
+	return x.p64.EncryptXTSPlain64(dst, src, x.k2, first, x.sectorSize)
+}
 
 func (x *xts) crypt(dst, src []byte, first uint64, decrypt bool) {
 	if x.shift < 0 || len(src)&(x.sectorSize-1) != 0 || len(dst) < len(src) {
@@ -101,17 +125,6 @@ func (x *xts) crypt(dst, src []byte, first uint64, decrypt bool) {
 	}
 	if len(src) == 0 {
 		return
-	}
-	if x.p64 != nil {
-		done := false
-		if decrypt {
-			done = x.p64.DecryptXTSPlain64(dst, src, x.k2, first, x.sectorSize)
-		} else {
-			done = x.p64.EncryptXTSPlain64(dst, src, x.k2, first, x.sectorSize)
-		}
-		if done {
-			return
-		}
 	}
 	s := x.getScratch()
 	ss := x.sectorSize

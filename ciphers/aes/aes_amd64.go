@@ -4,7 +4,7 @@ package aes
 
 import "golang.org/x/sys/cpu"
 
-//go:generate go run asmgen/gen.go asmgen/bitslice.go
+//go:generate go run asmgen/gen.go asmgen/bitslice.go asmgen/xts8.go
 
 // Kernels in aes_amd64.s. rk points at 16*(nr+1) bytes of round keys;
 // nblocks, nsectors and sectorBlocks may be zero.
@@ -29,6 +29,17 @@ func encryptXTS8AESNI(nr int, rk *byte, dst, src, tweaks *byte, n, per int)
 
 //go:noescape
 func decryptXTS8AESNI(nr int, rk *byte, dst, src, tweaks *byte, n, per int)
+
+// encryptXTSP64AESNI and decryptXTSP64AESNI are the XTS8 kernels with the
+// plain64 tweaks derived inside: sector s (per runs of 8 blocks) uses
+// E(rk2, first+s), rk2 the tweak key's encryption round keys (nr rounds
+// too).
+//
+//go:noescape
+func encryptXTSP64AESNI(nr int, rk, rk2, dst, src *byte, first uint64, n, per int)
+
+//go:noescape
+func decryptXTSP64AESNI(nr int, rk, rk2, dst, src *byte, first uint64, n, per int)
 
 // encryptCBCAESNI encrypts nblocks blocks in CBC mode chaining from the 16
 // bytes at iv, and leaves the last ciphertext block there.
@@ -176,4 +187,26 @@ func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
 	default:
 		xtsGeneric(c, dst, src, tweaks, sectorSize, true)
 	}
+}
+
+// plain64Fused reports whether the AES-NI kernel that also encrypts the
+// plain64 tweaks takes a run: the AES-NI path (and the VAES2 path's
+// 128-byte sectors, which it leaves to AES-NI anyway), sectors of a power
+// of two of at least 128 bytes (512 and 4096 on disks), a tweak key of the
+// same size, and a valid run of one or more sectors (no division). Other
+// runs go to xtsPlain64, which also reports the errors.
+func (c *Cipher) plain64Fused(t *Cipher, ndst, nsrc, sectorSize int) bool {
+	return sectorSize >= 128 && sectorSize&(sectorSize-1) == 0 && nsrc&(sectorSize-1) == 0 &&
+		nsrc != 0 && ndst >= nsrc && t.rounds == c.rounds &&
+		(c.impl == implAESNI || c.impl == implVAES2 && sectorSize == 128)
+}
+
+// plain64Encrypt and plain64Decrypt run a run plain64Fused took in one
+// kernel call.
+func (c *Cipher) plain64Encrypt(dst, src []byte, t *Cipher, first uint64, sectorSize int) {
+	encryptXTSP64AESNI(c.rounds, &c.enc[0], &t.enc[0], &dst[0], &src[0], first, len(src)>>7, sectorSize>>7)
+}
+
+func (c *Cipher) plain64Decrypt(dst, src []byte, t *Cipher, first uint64, sectorSize int) {
+	decryptXTSP64AESNI(c.rounds, &c.dec[0], &t.enc[0], &dst[0], &src[0], first, len(src)>>7, sectorSize>>7)
 }

@@ -107,13 +107,16 @@ func TestBadLengthsPanic(t *testing.T) {
 func TestNoAllocations(t *testing.T) {
 	forEachImpl(t, func(t *testing.T, impl implementation) {
 		c, _ := newWithImpl(make([]byte, 32), impl)
+		k2, _ := newWithImpl(make([]byte, 32), impl)
 		buf := make([]byte, 4096)
 		tweaks := make([]byte, 16*8)
 		for name, f := range map[string]func(){
-			"EncryptBlocks": func() { c.EncryptBlocks(buf, buf) },
-			"DecryptBlocks": func() { c.DecryptBlocks(buf, buf) },
-			"EncryptXTS":    func() { c.EncryptXTS(buf, buf, tweaks, 512) },
-			"DecryptXTS":    func() { c.DecryptXTS(buf, buf, tweaks, 512) },
+			"EncryptBlocks":     func() { c.EncryptBlocks(buf, buf) },
+			"DecryptBlocks":     func() { c.DecryptBlocks(buf, buf) },
+			"EncryptXTS":        func() { c.EncryptXTS(buf, buf, tweaks, 512) },
+			"DecryptXTS":        func() { c.DecryptXTS(buf, buf, tweaks, 512) },
+			"EncryptXTSPlain64": func() { c.EncryptXTSPlain64(buf, buf, k2, 1<<40, 512) },
+			"DecryptXTSPlain64": func() { c.DecryptXTSPlain64(buf, buf, k2, 1<<40, 4096) },
 		} {
 			if n := testing.AllocsPerRun(20, f); n != 0 {
 				t.Errorf("%s allocates %.1f times per call", name, n)
