@@ -246,9 +246,16 @@ var (
 	ourCross = regexp.MustCompile(`(?m)^cross-linked: `)
 )
 
-// clean reports whether both found nothing at all.
+// clean reports whether both found nothing at all (cryptvol's warnings,
+// about how the volume was opened, are not findings).
 func (v fsckVerdict) clean() bool {
-	return v.fatCode == 0 && v.ourCode == 0 && len(strings.Split(strings.TrimSpace(v.ourOut), "\n")) == 1
+	n := 0
+	for _, l := range strings.Split(strings.TrimSpace(v.ourOut), "\n") {
+		if !strings.HasPrefix(l, "cryptvol: warning: ") {
+			n++
+		}
+	}
+	return v.fatCode == 0 && v.ourCode == 0 && n == 1
 }
 
 func (v fsckVerdict) String() string {

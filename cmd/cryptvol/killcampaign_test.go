@@ -23,10 +23,14 @@ package main
 //   - next commands that fail, and commands that fail when not killed.
 //
 // Before the kills, each command runs to its end (three times in the
-// long run, and again every 50 kills): its duration, from the start of
-// the process to its exit, is what the kill points are drawn from,
-// uniformly. A kill that comes after the command has ended is not
-// counted, and the case is checked all the same.
+// long run, and again every 50 kills) to measure its duration, from the
+// start of the process to its exit, and its write system calls (syscw in
+// /proc/PID/io). Half the kill points are drawn uniformly over that
+// duration; the other half uniformly over the write calls: the process
+// is killed as soon as it is seen to have made the Nth one (most of a
+// command's run is start-up and key derivation, so the second half is
+// what hits the moments between writes). A kill that comes after the
+// command has ended is not counted, and the case is checked all the same.
 //
 // The default `go test` kills 26 times (2 per operation, some seconds on
 // two cores). The long run, 1,000 kills on two workers:
@@ -34,19 +38,24 @@ package main
 //	CRYPTVOL_TORTURE=1 go test ./cmd/cryptvol -run 'TestKillCampaign$' -v -timeout 2h
 //
 // Flags (after -args): -kill.n N, -kill.ops put,mv-force,..., -kill.workers
-// N, -kill.seed S. Every failure is printed with the line that replays it:
+// N, -kill.seed S, -kill.points time|writes|time,writes. Every failure is
+// printed with the line that replays it:
 //
-//	go test ./cmd/cryptvol -run 'TestKillCampaign$' -v -args -kill.seed=S -kill.replay=OP/FIXTURE:CASE:DELAY -kill.repeat=20
+//	go test ./cmd/cryptvol -run 'TestKillCampaign$' -v -args -kill.seed=S -kill.replay=OP/FIXTURE:CASE:POINT -kill.repeat=20
 //
-// (the same fixture and kill delay; the point the delay lands on varies
-// with the machine's load, hence -kill.repeat). -kill.keep keeps the
-// directories of failed cases.
+// (the same fixture and the same kill point: a delay such as 41.2ms, or
+// w7 for the seventh write call; where a delay lands varies with the
+// machine's load, hence -kill.repeat). -kill.keep=DIR copies the
+// directories of failed cases there, each with its fixture (the original
+// volume and the password files the command lines name).
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -56,6 +65,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -71,7 +81,8 @@ var (
 	killWorkers = flag.Int("kill.workers", 2, "cases of TestKillCampaign run at once")
 	killReplay  = flag.String("kill.replay", "", "OP:CASE:DELAY: run one case of TestKillCampaign again (with its -kill.seed)")
 	killRepeat  = flag.Int("kill.repeat", 1, "with -kill.replay: how many times")
-	killKeep    = flag.Bool("kill.keep", false, "keep the directories of failed cases of TestKillCampaign")
+	killPoints  = flag.String("kill.points", "time,writes", "how TestKillCampaign picks kill points: time (uniform over the measured run), writes (uniform over its write system calls), or both, alternately")
+	killKeep    = flag.String("kill.keep", "", "copy the directories of failed cases of TestKillCampaign below this directory")
 )
 
 // Finding categories. The ones in failing make the test fail.
@@ -89,13 +100,15 @@ const (
 	fNextFailed = "next commands failed"
 	fUnkilled   = "commands failed without a kill"
 	fUnexpected = "unexpected entries"
+	fBackupHdr  = "opened with the backup header"
+	fNoFS       = "format left no filesystem (by design)"
 )
 
 var failing = map[string]bool{fLost: true, fTorn: true, fCrossFat: true, fCrossOurs: true, fPlaintext: true,
 	fLeftover: true, fNoOpen: true, fArchLost: true, fNextFailed: true, fUnkilled: true, fUnexpected: true}
 
 var categories = []string{fLost, fTorn, fCrossFat, fCrossOurs, fNoOpen, fArchLost, fPlaintext, fLeftover,
-	fNextFailed, fUnkilled, fUnexpected, fFsckOther, fTempElse}
+	fNextFailed, fUnkilled, fUnexpected, fFsckOther, fTempElse, fBackupHdr, fNoFS}
 
 // credRule is what a command may do to the credentials that open.
 type credRule int
@@ -111,6 +124,7 @@ type killOp struct {
 	name    string
 	kinds   []string // fixtures it runs on (one chosen per case)
 	prepare func(c *killCase)
+	mount   bool // the mount daemon is killed, not a command
 }
 
 var killOps = []*killOp{
@@ -126,7 +140,7 @@ var killOps = []*killOp{
 	{name: "format", kinds: vcKinds, prepare: prepareFormat},
 	{name: "archive-add", kinds: []string{"archive"}, prepare: prepareArchiveAdd},
 	{name: "archive-compact", kinds: []string{"archive-holes"}, prepare: prepareArchiveCompact},
-	{name: "mount", kinds: vcKinds, prepare: prepareMountKill},
+	{name: "mount", kinds: vcKinds, prepare: prepareMountKill, mount: true},
 }
 
 // vcKinds are VeraCrypt volumes with FAT12, FAT16 and FAT32.
@@ -181,17 +195,31 @@ func TestKillCampaign(t *testing.T) {
 	}
 	k.makeFixtures(ops)
 
-	// Each command's duration, from runs to the end.
+	modes := strings.Split(*killPoints, ",")
+	for _, m := range modes {
+		if m != "time" && m != "writes" {
+			t.Fatalf("-kill.points %q: want time, writes or time,writes", *killPoints)
+		}
+	}
+
+	// Each command's duration, from runs to the end, and its write calls,
+	// from a run to the end under killat.
 	var jobs []killJob
 	for _, op := range ops {
 		for i := 0; i < calib; i++ {
-			jobs = append(jobs, killJob{op: op, delay: -1})
+			jobs = append(jobs, killJob{op: op, point: runToEnd})
 		}
+		if contains(modes, "writes") && !op.mount {
+			jobs = append(jobs, killJob{op: op, point: runToEnd, count: true})
+		}
+	}
+	if err := killAtSupported(); err != nil && contains(modes, "writes") {
+		t.Logf("kill points at write calls are taken by polling /proc/PID/io, not exactly: %v", err)
 	}
 	k.runJobs(jobs)
 	// The kills, in waves: a kill that came too late is done again. The
 	// operations are interleaved, so both workers mix them.
-	for wave := 0; wave < 6; wave++ {
+	for wave := 0; wave < 20; wave++ {
 		jobs = jobs[:0]
 		for n := 0; n < perOp; n++ {
 			for _, op := range ops {
@@ -199,10 +227,10 @@ func TestKillCampaign(t *testing.T) {
 					continue
 				}
 				if longCampaigns() && n > 0 && n%50 == 0 {
-					jobs = append(jobs, killJob{op: op, delay: -1})
+					jobs = append(jobs, killJob{op: op, point: runToEnd})
 				}
-				if d, ok := k.pickDelay(op); ok {
-					jobs = append(jobs, killJob{op: op, delay: d})
+				if p, ok := k.pickPoint(op, modes[(k.stats(op.name).kills+n)%len(modes)]); ok {
+					jobs = append(jobs, killJob{op: op, point: p})
 				}
 			}
 		}
@@ -214,6 +242,43 @@ func TestKillCampaign(t *testing.T) {
 	k.report(ops)
 }
 
+// killPoint is where a case's command is killed: delay after its start,
+// or when it has made writes write system calls (/proc/PID/io syscw);
+// runToEnd is neither.
+type killPoint struct {
+	delay  time.Duration // >= 0: this long after the start
+	writes int64         // > 0: at this many write calls
+}
+
+var runToEnd = killPoint{delay: -1}
+
+func (p killPoint) none() bool { return p.delay < 0 && p.writes <= 0 }
+
+func (p killPoint) String() string {
+	switch {
+	case p.writes > 0:
+		return fmt.Sprintf("w%d", p.writes)
+	case p.delay >= 0:
+		return p.delay.String()
+	}
+	return "end"
+}
+
+func parseKillPoint(s string) (killPoint, error) {
+	if s == "end" {
+		return runToEnd, nil
+	}
+	if n, ok := strings.CutPrefix(s, "w"); ok {
+		w, err := strconv.ParseInt(n, 10, 64)
+		if err != nil || w <= 0 {
+			return killPoint{}, fmt.Errorf("bad write count %q", s)
+		}
+		return killPoint{delay: -1, writes: w}, nil
+	}
+	d, err := time.ParseDuration(s)
+	return killPoint{delay: d}, err
+}
+
 func findKillOp(name string) *killOp {
 	for _, op := range killOps {
 		if op.name == name {
@@ -223,11 +288,12 @@ func findKillOp(name string) *killOp {
 	return nil
 }
 
-// killJob is one case to run: delay < 0 runs the command to its end.
+// killJob is one case to run.
 type killJob struct {
 	op    *killOp
-	delay time.Duration
+	point killPoint
 	index int
+	count bool // only count its write calls (under killat), check nothing
 }
 
 // killCampaign holds the fixtures, the durations measured and the tally.
@@ -241,9 +307,11 @@ type killCampaign struct {
 	tpls   map[string]*fixture
 	tplMu  sync.Mutex
 	durs   map[string][]time.Duration
+	writes map[string][]int64 // write calls of the runs to the end
 	byOp   map[string]*opStats
 	fails  []string
 	workSq int
+	done   int             // cases run
 	only   map[string]bool // when set, the VeraCrypt and LUKS fixtures used
 	// unmeasured are the operations that never ran to their end.
 	unmeasured map[string]bool
@@ -292,7 +360,7 @@ func (k *killCampaign) makeFixtures(ops []*killOp) {
 
 type opStats struct {
 	kills, late, calib int
-	delays             []time.Duration
+	byWrites           int            // kills at a write call
 	found              map[string]int // cases with each finding
 }
 
@@ -303,7 +371,7 @@ func newKillCampaign(t *testing.T, seed int64) *killCampaign {
 		cleanupMounts(t, dir, filepath.Join(dir, "run"))
 	})
 	return &killCampaign{t: t, seed: seed, dir: dir, mk: newMarker(rand.New(rand.NewSource(seed))),
-		tpls: map[string]*fixture{}, unmeasured: map[string]bool{}, durs: map[string][]time.Duration{}, byOp: map[string]*opStats{}}
+		tpls: map[string]*fixture{}, unmeasured: map[string]bool{}, durs: map[string][]time.Duration{}, writes: map[string][]int64{}, byOp: map[string]*opStats{}}
 }
 
 func (k *killCampaign) stats(op string) *opStats {
@@ -317,11 +385,13 @@ func (k *killCampaign) stats(op string) *opStats {
 	return s
 }
 
-// pickDelay draws a kill point uniformly over the command's measured run
-// (the median of its last five runs to the end).
-func (k *killCampaign) pickDelay(op *killOp) (time.Duration, bool) {
+// pickPoint draws a kill point uniformly over the command's measured run
+// (mode "time": the median duration of its last five runs to the end) or
+// over its write calls (mode "writes": the median of their counts).
+func (k *killCampaign) pickPoint(op *killOp, mode string) (killPoint, bool) {
 	k.mu.Lock()
 	d := append([]time.Duration(nil), k.durs[op.name]...)
+	w := append([]int64(nil), k.writes[op.name]...)
 	k.next++
 	r := rand.New(rand.NewSource(k.seed*31 + int64(k.next)))
 	k.mu.Unlock()
@@ -332,13 +402,18 @@ func (k *killCampaign) pickDelay(op *killOp) (time.Duration, bool) {
 		}
 		k.unmeasured[op.name] = true
 		k.mu.Unlock()
-		return 0, false
+		return killPoint{}, false
 	}
-	if len(d) > 5 {
-		d = d[len(d)-5:]
+	if mode == "writes" {
+		w = w[max(0, len(w)-5):]
+		sort.Slice(w, func(i, j int) bool { return w[i] < w[j] })
+		if m := w[len(w)/2]; m > 0 {
+			return killPoint{delay: -1, writes: 1 + r.Int63n(m)}, true
+		}
 	}
+	d = d[max(0, len(d)-5):]
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-	return time.Duration(r.Int63n(int64(d[len(d)/2]) + 1)), true
+	return killPoint{delay: time.Duration(r.Int63n(int64(d[len(d)/2]) + 1))}, true
 }
 
 // runJobs runs jobs on the workers and tallies what they found.
@@ -356,7 +431,7 @@ func (k *killCampaign) runJobs(jobs []killJob) {
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				c := k.runCase(j.op, "", j.index, j.delay)
+				c := k.runCase(j.op, "", j.index, j.point, j.count)
 				k.tally(c)
 			}
 		}()
@@ -377,15 +452,15 @@ func (k *killCampaign) replay(spec string, repeat int) {
 	name, kind, _ := strings.Cut(parts[0], "/")
 	op := findKillOp(name)
 	idx, err := strconv.Atoi(parts[1])
-	delay, derr := time.ParseDuration(parts[2])
-	if op == nil || err != nil || derr != nil || (kind != "" && !contains(op.kinds, kind)) {
-		k.t.Fatalf("-kill.replay %q: want OP/FIXTURE:CASE:DELAY (e.g. mv-force/vc16:17:41.2ms)", spec)
+	point, perr := parseKillPoint(parts[2])
+	if op == nil || err != nil || perr != nil || (kind != "" && !contains(op.kinds, kind)) {
+		k.t.Fatalf("-kill.replay %q: want OP/FIXTURE:CASE:POINT (e.g. mv-force/vc16:17:41.2ms or put/vc12:3:w120)", spec)
 	}
 	if _, err := k.fixture(kind); kind != "" && err != nil {
 		k.t.Fatal(err)
 	}
 	for i := 0; i < repeat; i++ {
-		c := k.runCase(op, kind, idx, delay)
+		c := k.runCase(op, kind, idx, point, false)
 		k.tally(c)
 	}
 	k.report([]*killOp{op})
@@ -396,17 +471,31 @@ func (k *killCampaign) tally(c *killCase) {
 	s := k.stats(c.op.name)
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	ok := c.res.code == 0 && !c.res.timedOut && len(c.found[fUnkilled]) == 0
 	switch {
-	case c.delay < 0:
+	case c.count:
+		if ok {
+			k.writes[c.op.name] = append(k.writes[c.op.name], c.writes)
+		}
+	case c.point.none():
 		s.calib++
-		if c.res.code == 0 && !c.res.timedOut {
+		if ok {
 			k.durs[c.op.name] = append(k.durs[c.op.name], c.dur)
+			if c.op.mount {
+				k.writes[c.op.name] = append(k.writes[c.op.name], c.writes)
+			}
 		}
 	case c.killed:
 		s.kills++
-		s.delays = append(s.delays, c.delay)
+		if c.point.writes > 0 {
+			s.byWrites++
+		}
 	default:
 		s.late++
+	}
+	k.done++
+	if k.done%100 == 0 {
+		k.t.Logf("%d cases run, %d failed", k.done, len(k.fails))
 	}
 	var fail []string
 	for _, cat := range categories {
@@ -416,15 +505,24 @@ func (k *killCampaign) tally(c *killCase) {
 		s.found[cat]++
 		if failing[cat] {
 			fail = append(fail, fmt.Sprintf("  %s: %s", cat, strings.Join(c.found[cat], "; ")))
+		} else if s.found[cat] <= 3 {
+			// What does not fail the test is shown, a few times.
+			k.t.Logf("%s case %d on %s (%s, %s): %s: %s", c.op.name, c.index, c.kind, c.point, c.describe(), cat, strings.Join(c.found[cat], "; "))
 		}
 	}
 	if len(fail) > 0 {
-		how := "killed after " + c.delay.String()
+		how := "killed after " + c.point.String()
+		if c.point.writes > 0 {
+			how = fmt.Sprintf("killed at its write call %d", c.point.writes)
+			if c.call != "" {
+				how += ", " + c.call + ", not done"
+			}
+		}
 		if !c.killed {
 			how = fmt.Sprintf("not killed (ran to its end in %v)", c.dur.Round(time.Microsecond))
 		}
 		msg := fmt.Sprintf("%s case %d on %s, %s: %s\n%s\n  replay: go test ./cmd/cryptvol -run 'TestKillCampaign$' -v -args -kill.seed=%d -kill.replay=%s/%s:%d:%v -kill.repeat=20",
-			c.op.name, c.index, c.kind, how, c.describe(), strings.Join(fail, "\n"), k.seed, c.op.name, c.kind, c.index, c.delay)
+			c.op.name, c.index, c.kind, how, c.describe(), strings.Join(fail, "\n"), k.seed, c.op.name, c.kind, c.index, c.point)
 		if c.kept != "" {
 			msg += "\n  kept: " + c.kept
 		}
@@ -444,11 +542,14 @@ func (k *killCampaign) report(ops []*killOp) {
 		k.mu.Lock()
 		d := append([]time.Duration(nil), k.durs[op.name]...)
 		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-		med := time.Duration(0)
+		w := append([]int64(nil), k.writes[op.name]...)
+		sort.Slice(w, func(i, j int) bool { return w[i] < w[j] })
+		med, medW := time.Duration(0), int64(0)
 		if len(d) > 0 {
-			med = d[len(d)/2]
+			med, medW = d[len(d)/2], w[len(w)/2]
 		}
-		fmt.Fprintf(&b, "  %-16s %4d kills (%d came after the end, %d runs to the end, median run %v)", op.name, s.kills, s.late, s.calib, med.Round(time.Millisecond))
+		fmt.Fprintf(&b, "  %-16s %4d kills (%d at a write call; %d came after the end; %d runs to the end, median %v, %d write calls)",
+			op.name, s.kills, s.byWrites, s.late, s.calib, med.Round(time.Millisecond), medW)
 		var fs []string
 		for _, cat := range categories {
 			if n := s.found[cat]; n > 0 {
@@ -462,9 +563,10 @@ func (k *killCampaign) report(ops []*killOp) {
 		b.WriteString("\n")
 		tot.kills += s.kills
 		tot.late += s.late
+		tot.byWrites += s.byWrites
 		k.mu.Unlock()
 	}
-	fmt.Fprintf(&b, "  total: %d kills (%d more came after the end)\n", tot.kills, tot.late)
+	fmt.Fprintf(&b, "  total: %d kills (%d at a write call; %d more came after the end)\n", tot.kills, tot.byWrites, tot.late)
 	for _, cat := range categories {
 		fmt.Fprintf(&b, "    %-42s %d cases\n", cat+":", tot.found[cat])
 	}
@@ -642,7 +744,7 @@ func mustEntries(dir string) []string {
 type killCase struct {
 	op      *killOp
 	index   int
-	delay   time.Duration
+	point   killPoint
 	rng     *rand.Rand
 	mk      marker
 	kind    string
@@ -669,10 +771,13 @@ type killCase struct {
 	mayBe   []string // paths that may be there in any state
 	nextDir string   // where the next put goes
 	// The mount daemon instead of a command.
-	mountRun func(c *killCase) (time.Duration, bool)
+	mountRun func(c *killCase) (time.Duration, int64, bool)
 
 	res    cvResult
 	dur    time.Duration
+	writes int64  // write calls seen (of the mount daemon: while the files were written)
+	call   string // the call killed at, under killat
+	count  bool   // a run that only counts write calls
 	killed bool
 	found  map[string][]string
 	kept   string
@@ -932,9 +1037,9 @@ func prepareMountKill(c *killCase) {
 
 // runCase runs one case of op: fixture, command, kill, next command,
 // checks.
-func (k *killCampaign) runCase(op *killOp, kind string, index int, delay time.Duration) *killCase {
+func (k *killCampaign) runCase(op *killOp, kind string, index int, point killPoint, count bool) *killCase {
 	rng := rand.New(rand.NewSource(k.seed + int64(index)*1_000_003))
-	c := &killCase{op: op, index: index, delay: delay, rng: rng, mk: k.mk, found: map[string][]string{}}
+	c := &killCase{op: op, index: index, point: point, count: count, rng: rng, mk: k.mk, found: map[string][]string{}}
 	kinds := k.kindsOf(op)
 	c.kind = kinds[rng.Intn(len(kinds))]
 	if kind != "" {
@@ -967,20 +1072,30 @@ func (k *killCampaign) runCase(op *killOp, kind string, index int, delay time.Du
 				failed = true
 			}
 		}
-		if failed && *killKeep {
-			c.kept = c.dir
-			return
+		if failed && *killKeep != "" {
+			c.kept = filepath.Join(*killKeep, fmt.Sprintf("%s-%d", op.name, index))
+			os.MkdirAll(*killKeep, 0o700)
+			if out, err := exec.Command("cp", "-a", c.dir, c.kept).CombinedOutput(); err != nil {
+				c.kept = fmt.Sprintf("(not kept: %v %s)", err, out)
+			} else {
+				// With the fixture: its password files and the original.
+				exec.Command("cp", "-a", c.fx.dir, filepath.Join(c.kept, "fixture")).Run()
+			}
 		}
 		os.RemoveAll(c.dir)
 	}()
 
 	if c.mountRun != nil {
-		c.dur, c.killed = c.mountRun(c)
+		c.dur, c.writes, c.killed = c.mountRun(c)
 	} else {
-		c.res, c.killed = runKillable(c.argsDir, c.env, c.delay, c.args)
+		traced := (c.count || c.point.writes > 0) && killAtSupported() == nil
+		c.res, c.killed, c.writes, c.call = runKillable(c.argsDir, c.env, c.point, c.args, traced)
 		c.dur = c.res.dur
 		if !c.killed && (c.res.code != 0 || c.res.timedOut) {
 			c.finding(fUnkilled, "%v", c.res)
+		}
+		if c.count {
+			return c
 		}
 	}
 	if c.fx.tree != nil && strings.HasPrefix(c.kind, "archive") {
@@ -991,25 +1106,48 @@ func (k *killCampaign) runCase(op *killOp, kind string, index int, delay time.Du
 	return c
 }
 
-// runKillable runs cryptvol args and, if delay >= 0, kills it with
-// SIGKILL that long after its start; killed says whether the signal
-// ended it.
-func runKillable(dir string, env []string, delay time.Duration, args []string) (cvResult, bool) {
-	cmd := exec.Command(cvBin(), args...)
+// runKillable runs cryptvol args and kills it with SIGKILL at p; killed
+// says whether the signal ended it, writes how many write calls it was
+// seen to make. Traced, it runs under killat, which kills on entering the
+// p.writes-th call that changes a file (call names it) and counts those
+// calls exactly; otherwise /proc/PID/io is polled.
+func runKillable(dir string, env []string, p killPoint, args []string, traced bool) (r cvResult, killed bool, writes int64, call string) {
+	var report string
+	name := cvBin()
+	if traced {
+		f, err := os.CreateTemp("", "killat-*.json")
+		if err != nil {
+			return cvResult{code: -1, out: err.Error()}, false, 0, ""
+		}
+		f.Close()
+		report = f.Name()
+		defer os.Remove(report)
+		args = append([]string{strconv.FormatInt(max(p.writes, 0), 10), report, name}, args...)
+		name = "killat"
+	}
+	cmd := exec.Command(name, args...)
 	cmd.Env, cmd.Dir = env, dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return cvResult{code: -1, out: err.Error()}, false
+		return cvResult{code: -1, out: err.Error()}, false, 0, ""
 	}
 	var timers []*time.Timer
-	if delay >= 0 {
-		timers = append(timers, time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) }))
+	if p.delay >= 0 {
+		timers = append(timers, time.AfterFunc(p.delay, func() { cmd.Process.Signal(syscall.SIGKILL) }))
 	}
 	limit := time.AfterFunc(2*time.Minute, func() { cmd.Process.Signal(syscall.SIGKILL) })
+	stop, watched := make(chan struct{}), make(chan int64, 1)
+	if traced {
+		watched <- 0
+	} else {
+		go func() { watched <- watchWrites(cmd.Process.Pid, 0, p.writes, stop) }()
+	}
 	err := cmd.Wait()
-	r := cvResult{out: out.String(), dur: time.Since(start)}
+	r = cvResult{out: out.String(), dur: time.Since(start)}
+	close(stop)
+	writes = <-watched
 	limit.Stop()
 	for _, tm := range timers {
 		tm.Stop()
@@ -1018,11 +1156,82 @@ func runKillable(dir string, env []string, delay time.Duration, args []string) (
 	if err != nil {
 		r.code = cmd.ProcessState.ExitCode()
 	}
-	if ws.Signaled() && r.dur >= 2*time.Minute {
+	if r.dur >= 2*time.Minute {
 		r.timedOut = true
-		return r, false
+		return r, false, writes, ""
 	}
-	return r, ws.Signaled() && ws.Signal() == syscall.SIGKILL
+	if traced {
+		var rep killAtReport
+		b, err := os.ReadFile(report)
+		if err == nil {
+			err = json.Unmarshal(b, &rep)
+		}
+		if err != nil {
+			r.code, r.out = -1, fmt.Sprintf("killat left no report (%v): %s", err, r.out)
+			return r, false, 0, ""
+		}
+		return r, rep.Killed, rep.Calls, rep.Call
+	}
+	return r, ws.Signaled() && ws.Signal() == syscall.SIGKILL, writes, ""
+}
+
+// watchWrites polls pid's count of write system calls (syscw in
+// /proc/PID/io: write, pwrite and the like, of all its threads) until
+// stop is closed, kills pid with SIGKILL once the count has grown by
+// target (> 0) from base, and returns the count seen last, less base.
+func watchWrites(pid int, base, target int64, stop <-chan struct{}) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var seen int64
+	buf := make([]byte, 512)
+	for {
+		select {
+		case <-stop:
+			return seen
+		default:
+		}
+		if n, err := f.ReadAt(buf, 0); n > 0 && (err == nil || err == io.EOF) {
+			if i := bytes.Index(buf[:n], []byte("syscw: ")); i >= 0 {
+				line := buf[i+7 : n]
+				if j := bytes.IndexByte(line, '\n'); j >= 0 {
+					line = line[:j]
+				}
+				if w, err := strconv.ParseInt(string(line), 10, 64); err == nil && w-base > seen {
+					seen = w - base
+				}
+			}
+		}
+		if target > 0 && seen >= target {
+			syscall.Kill(pid, syscall.SIGKILL)
+			<-stop
+			return seen
+		}
+		if target <= 0 {
+			// Only counting: a coarser look leaves the cores to the
+			// command.
+			time.Sleep(200 * time.Microsecond)
+		}
+	}
+}
+
+// syscw reads pid's count of write calls now.
+func syscw(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0
+	}
+	if i := bytes.Index(b, []byte("syscw: ")); i >= 0 {
+		line := b[i+7:]
+		if j := bytes.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j]
+		}
+		w, _ := strconv.ParseInt(string(line), 10, 64)
+		return w
+	}
+	return 0
 }
 
 // opens reports whether the volume opens with creds (cryptvol info).
@@ -1057,8 +1266,20 @@ func (c *killCase) checkVolume() {
 		c.findPlaintext()
 		return
 	}
+	if r.code == exitDamaged && c.op.name == "format" && c.killed && strings.Contains(r.out, "holds no FAT filesystem") {
+		// fat.Format blanks the boot sector first and writes it last,
+		// so that a killed format leaves no filesystem rather than a
+		// damaged one; its files were to go. Nothing else to check.
+		c.finding(fNoFS, "%s", oneLine(r.out))
+		c.findPlaintext()
+		return
+	}
 	if r.code != 0 {
 		c.finding(fNextFailed, "cryptvol put %s: %v", nextPath, r)
+	}
+	if strings.Contains(r.out, "opened with the backup header") {
+		// One header copy has the old credentials, the other the new.
+		c.finding(fBackupHdr, "%s", oneLine(r.out))
 	}
 	if !c.killed && c.rule != oldOnly {
 		if ok, r := c.opens(c.newCred); !ok {
@@ -1293,36 +1514,45 @@ func (c *killCase) checkArchive() {
 }
 
 // runMountCase mounts the volume, writes and fsyncs files through the
-// mount and kills the daemon after delay (or, delay < 0, unmounts when
-// the writing is done); it returns how long the writing took and whether
-// the daemon was killed. The files whose fsync returned must be there.
-func runMountCase(c *killCase) (time.Duration, bool) {
+// mount and kills the daemon at the case's kill point, counted from the
+// start of the writing (or, runToEnd, unmounts when the writing is done);
+// it returns how long the writing took, the daemon's write calls meanwhile
+// and whether the daemon was killed. The files whose fsync returned must
+// be there.
+func runMountCase(c *killCase) (time.Duration, int64, bool) {
 	mnt := filepath.Join(c.dir, "mnt")
 	os.Mkdir(mnt, 0o755)
 	c.args = append([]string{"mount", c.file, mnt}, c.creds...)
 	if r := cvRun(c.env, 2*time.Minute, c.args...); r.code != 0 {
 		c.finding(fUnkilled, "cryptvol mount: %v", r)
-		return 0, false
+		return 0, 0, false
 	}
 	es, err := mount.Table{Dir: c.run}.Entries()
 	if err != nil || len(es) != 1 {
 		c.finding(fUnkilled, "mount table: %+v, %v", es, err)
-		return 0, false
+		return 0, 0, false
 	}
 	pid := es[0].PID
 	root, err := os.OpenRoot(mnt)
 	if err != nil {
 		c.finding(fUnkilled, "%v", err)
-		return 0, false
+		return 0, 0, false
 	}
 	defer root.Close()
 	c.added = tree{}
 	var written []string
 	start := time.Now()
 	var timer *time.Timer
-	if c.delay >= 0 {
-		timer = time.AfterFunc(c.delay, func() { syscall.Kill(pid, syscall.SIGKILL) })
+	var fired atomic.Bool
+	if c.point.delay >= 0 {
+		timer = time.AfterFunc(c.point.delay, func() {
+			fired.Store(true)
+			syscall.Kill(pid, syscall.SIGKILL)
+		})
 	}
+	// The daemon's write calls while the files are written.
+	stop, watched := make(chan struct{}), make(chan int64)
+	go func() { watched <- watchWrites(pid, syscw(pid), c.point.writes, stop) }()
 	dirs := []string{"", "docs", "photos"}
 	var werr error
 	for i := 0; i < 12 && werr == nil; i++ {
@@ -1349,7 +1579,12 @@ func runMountCase(c *killCase) (time.Duration, bool) {
 		werr = err
 	}
 	dur := time.Since(start)
-	killed := timer != nil && !timer.Stop()
+	if timer != nil {
+		timer.Stop()
+	}
+	close(stop)
+	writes := <-watched
+	killed := fired.Load() || (c.point.writes > 0 && writes >= c.point.writes)
 	if killed {
 		for i := 0; i < 500 && mount.ProcessAlive(pid); i++ {
 			time.Sleep(10 * time.Millisecond)
@@ -1377,5 +1612,5 @@ func runMountCase(c *killCase) (time.Duration, bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	c.args = nil
-	return dur, killed
+	return dur, writes, killed
 }
