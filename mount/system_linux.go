@@ -154,6 +154,11 @@ func unescapeOctal(s string) string {
 }
 
 // ProcessAlive reports whether pid is a running (not zombie) process.
+// A process is gone only when every one of its threads is: after SIGKILL
+// its first thread can be a zombie while others still finish a system
+// call (an fsync of the volume on a busy disk), and until the last one
+// ends the process keeps its files open, the volume and its lock with
+// them.
 func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false
@@ -163,14 +168,34 @@ func ProcessAlive(pid int) bool {
 	}
 	// A zombie (exited, not yet reaped: its parent may be gone and PID 1
 	// in a container may not reap) answers kill(0) but is dead.
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	dir := "/proc/" + strconv.Itoa(pid)
+	if alive, zombie := taskState(dir + "/stat"); !zombie {
+		return alive
+	}
+	tasks, err := os.ReadDir(dir + "/task")
 	if err != nil {
-		return !os.IsNotExist(err)
+		return false
 	}
-	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
-		return stat[i+2] != 'Z' && stat[i+2] != 'X'
+	for _, t := range tasks {
+		if alive, _ := taskState(dir + "/task/" + t.Name() + "/stat"); alive {
+			return true
+		}
 	}
-	return true
+	return false
+}
+
+// taskState reads the state in a /proc stat file. A file that is gone is
+// a dead task, one that cannot be read otherwise a live one.
+func taskState(stat string) (alive, zombie bool) {
+	b, err := os.ReadFile(stat)
+	if err != nil {
+		return !os.IsNotExist(err), false
+	}
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		z := b[i+2] == 'Z' || b[i+2] == 'X'
+		return !z, z
+	}
+	return true, false
 }
 
 // redirectStderr points file descriptor 2 at f, so that even a crash

@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 			os.Exit(run(os.Args[1:], &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
 		},
 		"holdlock": func() { os.Exit(holdLock()) },
+		"killat":   func() { os.Exit(killAt()) },
 	})
 }
 
