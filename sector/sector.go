@@ -2,9 +2,9 @@
 // disk encryption: XTS, CBC with plain/plain64/ESSIV/benbi IVs, LRW and ECB
 // over ciphers.Block, Adiantum (each sector one wide block), VeraCrypt's
 // XTS cascades (ChainXTS), and Parallel, which spreads large runs over
-// cores. TrueCrypt 4.x/5.x's legacy CBC, with
-// its per-sector whitening, is used by nothing else and lives with its
-// format in volume/tcrypt (legacycbc.go).
+// cores. TrueCrypt 4.x/5.x's legacy CBC, with its per-sector whitening, is
+// used by nothing else and lives with its format in volume/tcrypt
+// (legacycbc.go).
 //
 // A Mode encrypts a whole run of sectors per call and derives each sector's
 // tweak or IV from its number itself, so callers never loop over sectors.
