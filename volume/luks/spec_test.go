@@ -25,6 +25,9 @@ func TestParseCipherSpec(t *testing.T) {
 		{"aes-ecb", "aes-ecb", "ecb"},
 		{"capi:xts(aes)-plain64", "aes-xts-plain64", "xts-plain64"},
 		{"capi:cbc(serpent)-essiv:sha256", "serpent-cbc-essiv:sha256", "cbc-essiv:sha256"},
+		{"xchacha12,aes-adiantum-plain64", "xchacha12,aes-adiantum-plain64", "adiantum-plain64"},
+		{"xchacha20,aes-adiantum-plain64", "xchacha20,aes-adiantum-plain64", "adiantum-plain64"},
+		{"capi:adiantum(xchacha12,aes)-plain64", "xchacha12,aes-adiantum-plain64", "adiantum-plain64"},
 	} {
 		s, err := ParseCipherSpec(tc.in)
 		if err != nil || s.String() != tc.want || s.Mode() != tc.mode {
@@ -32,7 +35,9 @@ func TestParseCipherSpec(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "aes", "aes-xts", "aes-gcm-random", "aes-xts-essiv:nohash", "aes-ecb-plain64",
-		"capi:xts(ecb(aes-generic))-plain64", "capi:xts", "aes-cbc-lmk"} {
+		"capi:xts(ecb(aes-generic))-plain64", "capi:xts", "aes-cbc-lmk",
+		"xchacha12,aes-adiantum", "xchacha8,aes-adiantum-plain64", "xchacha12,serpent-adiantum-plain64",
+		"xchacha12,aes-adiantum-essiv:sha256", "xchacha12,aes-adiantum-benbi", "aes-adiantum-plain64"} {
 		if _, err := ParseCipherSpec(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -47,6 +52,10 @@ func TestParseCipherSpec(t *testing.T) {
 		if err := s.Check(n); err == nil {
 			t.Errorf("aes-xts with %d bytes accepted", n)
 		}
+	}
+	a, _ := ParseCipherSpec("xchacha12,aes-adiantum-plain64")
+	if a.Check(32) != nil || a.Check(64) == nil || a.Check(16) == nil {
+		t.Error("adiantum takes exactly a 256-bit key")
 	}
 	l, _ := ParseCipherSpec("aes-lrw-plain64")
 	if l.Check(48) != nil || l.Check(32) != nil || l.Check(40) != nil || l.Check(36) == nil {
