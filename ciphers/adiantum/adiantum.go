@@ -223,7 +223,11 @@ func sub128(al, ah, bl, bh uint64) (uint64, uint64) {
 	return lo, hi
 }
 
-// Implementation names the code paths: the ChaCha kernels, NH's and AES's.
+// Implementation names the code paths of the stream cipher's and NH's
+// kernels, e.g. "XChaCha avx2+sse2, NH avx2" (AES's is aes.Implementation).
 func Implementation() string {
-	return "XChaCha " + chacha20.XImplementation() + "; NH " + nhImplName(nhImpl) + "; AES " + aes.Implementation()
+	return "XChaCha " + chacha20.XImplementation() + ", NH " + NHImplementation()
 }
+
+// NHImplementation names NH's kernel here: "avx2", "sse2" or "generic".
+func NHImplementation() string { return nhImplName(nhImpl) }

@@ -39,11 +39,11 @@ func nhImpls() []int {
 func nhImplName(i int) string {
 	switch i {
 	case nhImplAVX2:
-		return "AVX2"
+		return "avx2"
 	case nhImplSSE2:
-		return "SSE2"
+		return "sse2"
 	}
-	return "generic Go"
+	return "generic"
 }
 
 // nhWith hashes msg (whole units, at most 1024 bytes) on path impl.

@@ -10,6 +10,6 @@ var nhImpl = nhImplGeneric
 
 func nhImpls() []int { return []int{nhImplGeneric} }
 
-func nhImplName(int) string { return "generic Go" }
+func nhImplName(int) string { return "generic" }
 
 func nhWith(_ int, k *nhKey, msg []byte, out *[4]uint64) { nhGeneric(k, msg, out) }

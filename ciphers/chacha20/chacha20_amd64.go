@@ -30,15 +30,15 @@ func xorKeyStream4SSE2(state *[16]uint32, rounds int, dst, src *byte, lumps int)
 func archKernels() []kernel {
 	var ks []kernel
 	if cpu.X86.HasAVX512F {
-		ks = append(ks, kernel{kernelAVX512, "AVX-512 (16 blocks)", 16})
+		ks = append(ks, kernel{kernelAVX512, "avx512", 16})
 	}
 	if cpu.X86.HasAVX2 {
-		ks = append(ks, kernel{kernelAVX2, "AVX2 (8 blocks)", 8})
+		ks = append(ks, kernel{kernelAVX2, "avx2", 8})
 	}
 	if cpu.X86.HasSSSE3 {
-		return append(ks, kernel{kernelSSSE3, "SSSE3 (4 blocks)", 4})
+		return append(ks, kernel{kernelSSSE3, "ssse3", 4})
 	}
-	return append(ks, kernel{kernelSSE2, "SSE2 (4 blocks)", 4})
+	return append(ks, kernel{kernelSSE2, "sse2", 4})
 }
 
 func (k kernel) xor(state *[16]uint32, rounds int, dst, src []byte) {
@@ -65,7 +65,7 @@ func (k kernel) xor(state *[16]uint32, rounds int, dst, src []byte) {
 func allKernels() []kernel {
 	ks := archKernels()
 	if cpu.X86.HasSSSE3 {
-		ks = append(ks, kernel{kernelSSE2, "SSE2 (4 blocks)", 4})
+		ks = append(ks, kernel{kernelSSE2, "sse2", 4})
 	}
 	return append(ks, genericKernel)
 }

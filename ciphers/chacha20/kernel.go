@@ -7,8 +7,8 @@ package chacha20
 // stack buffers handed to it stay on the stack.
 type kernel struct {
 	id     kernelID
-	name   string
-	blocks int // per lump
+	name   string // "avx2", ...: the code path's name in `cryptvol version`
+	blocks int    // per lump
 }
 
 type kernelID uint8
@@ -21,7 +21,7 @@ const (
 	kernelSSE2
 )
 
-var genericKernel = kernel{kernelGeneric, "generic Go", 1}
+var genericKernel = kernel{kernelGeneric, "generic", 1}
 
 // kernels are the ones this CPU runs, widest first; the last one's lumps
 // are at most maxTailLump bytes.
@@ -60,7 +60,9 @@ func Implementation() string {
 }
 
 // XImplementation names the kernels of XKey streams and of NewRounds with
-// 8 or 12 rounds (Adiantum's XChaCha12 and XChaCha20), widest first.
+// 8 or 12 rounds (Adiantum's XChaCha12 and XChaCha20), widest first and
+// joined by "+": "avx512+avx2+ssse3" on this project's AVX-512 machine,
+// "generic" where there is no architecture kernel.
 func XImplementation() string {
 	s := ""
 	for i, k := range kernels {
@@ -68,7 +70,7 @@ func XImplementation() string {
 			break // the generic kernel only serves single blocks here
 		}
 		if s != "" {
-			s += ", "
+			s += "+"
 		}
 		s += k.name
 	}
