@@ -22,11 +22,12 @@ type adiantumMode struct {
 // (xchacha12,aes-adiantum-plain64 and xchacha20,aes-adiantum-plain64):
 // sector n is one message of sectorSize bytes whose 32-byte tweak is the
 // IV iv makes for n, which dm-crypt hands Adiantum as its tweak. With
-// plain64 that is n as 8 little-endian bytes and 24 zero bytes, n
-// counting sectors of sectorSize bytes as LUKS2 does (iv_large_sectors).
-// iv must be keyless: plain64, plain or plain64be. sectorSize is a
-// multiple of 16 up to 4096 (cryptsetup uses 512 to 4096; 4096, its
-// default on a 4 KiB-aligned device, is also the fastest here).
+// plain64 that is n as 8 little-endian bytes and 24 zero bytes. iv must be
+// keyless: plain64, plain or plain64be, or one of them through Stride (a
+// LUKS2 segment of 4096-byte sectors numbers its IVs in 512-byte units:
+// Stride(IVPlain64, 8)). sectorSize is a multiple of 16 up to 4096
+// (cryptsetup uses 512 to 4096; 4096, its default on a 4 KiB-aligned
+// device, is also the fastest here).
 func NewAdiantum(c *adiantum.Cipher, iv IVGenerator, sectorSize int) (Mode, error) {
 	if c == nil {
 		return nil, fmt.Errorf("sector: Adiantum needs a cipher")
@@ -34,7 +35,11 @@ func NewAdiantum(c *adiantum.Cipher, iv IVGenerator, sectorSize int) (Mode, erro
 	if err := checkSectorSize(sectorSize, 16); err != nil {
 		return nil, err
 	}
-	switch iv {
+	base := iv
+	if s, ok := iv.(stridedIV); ok {
+		base = s.g
+	}
+	switch base {
 	case IVPlain64, IVPlain, IVPlain64BE:
 	default:
 		return nil, fmt.Errorf("sector: Adiantum takes the plain64, plain or plain64be IV, not %v", iv)

@@ -12,7 +12,8 @@ import (
 // TestAdiantumTweaks: sector n of a run is the Adiantum message with
 // dm-crypt's IV for n as its tweak (plain64: n little-endian in the first
 // 8 of 32 bytes; plain: its low 32 bits; plain64be: big-endian in the
-// last 8), for runs longer than a chunk, split over workers, in place.
+// last 8), n counted in 512-byte units through Stride as LUKS2 does, for
+// runs longer than a chunk, split over workers, in place.
 func TestAdiantumTweaks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	key := make([]byte, adiantum.KeySize)
@@ -41,9 +42,12 @@ func TestAdiantumTweaks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for iv, tweak := range tweakOf {
+		for iv, tweakOfIV := range tweakOf {
 			for _, ss := range []int{512, 4096} {
-				m, err := NewAdiantum(c, iv, ss)
+				// LUKS2 numbers IVs in 512-byte units: stride 8 for 4096.
+				stride := uint64(ss / 512)
+				tweak := func(n uint64) []byte { return tweakOfIV(n * stride) }
+				m, err := NewAdiantum(c, Stride(iv, stride), ss)
 				if err != nil {
 					t.Fatal(err)
 				}

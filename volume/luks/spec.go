@@ -169,19 +169,27 @@ func intsString(v []int) string {
 }
 
 // NewMode keys the sector mode the specification describes with the volume
-// (or keyslot) key, laid out as dm-crypt expects it.
+// (or keyslot) key, laid out as dm-crypt expects it. The mode numbers
+// sectors of sectorSize bytes, and their IVs count 512-byte sectors, as
+// cryptsetup maps LUKS segments (dm-crypt without iv_large_sectors): the
+// IV of 4096-byte sector n is that of 512-byte sector 8n.
 func (c CipherSpec) NewMode(key []byte, sectorSize int) (sector.Mode, error) {
 	if err := c.Check(len(key)); err != nil {
 		return nil, err
 	}
+	if sectorSize < 512 || sectorSize%512 != 0 {
+		return nil, fmt.Errorf("cipher %s: sector size %d is not a multiple of 512", c, sectorSize)
+	}
+	stride := uint64(sectorSize / 512)
 	if c.Chain == "adiantum" {
-		return c.newAdiantum(key, sectorSize)
+		return c.newAdiantum(key, sectorSize, stride)
 	}
 	spec, _ := ciphers.Lookup(c.Cipher)
 	iv, err := c.ivGenerator(spec, key)
 	if err != nil {
 		return nil, err
 	}
+	iv = sector.Stride(iv, stride)
 	switch c.Chain {
 	case "xts":
 		half := len(key) / 2
@@ -222,7 +230,7 @@ func (c CipherSpec) NewMode(key []byte, sectorSize int) (sector.Mode, error) {
 // newAdiantum keys dm-crypt's adiantum(xchacha12|20,aes): the whole
 // 32-byte key is the XChaCha key, and the IV generator's 32-byte output
 // is each sector's tweak.
-func (c CipherSpec) newAdiantum(key []byte, sectorSize int) (sector.Mode, error) {
+func (c CipherSpec) newAdiantum(key []byte, sectorSize int, stride uint64) (sector.Mode, error) {
 	rounds, err := adiantumRounds(c.Cipher)
 	if err != nil {
 		return nil, err
@@ -235,7 +243,7 @@ func (c CipherSpec) newAdiantum(key []byte, sectorSize int) (sector.Mode, error)
 	if err != nil {
 		return nil, err
 	}
-	return sector.NewAdiantum(a, iv, sectorSize)
+	return sector.NewAdiantum(a, sector.Stride(iv, stride), sectorSize)
 }
 
 // adiantumRounds reads the stream cipher of an Adiantum cipher name: the
