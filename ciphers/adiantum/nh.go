@@ -12,8 +12,14 @@ import "encoding/binary"
 //
 // with the additions mod 2^32 and the products and sums mod 2^64: 32-bit
 // multiply-accumulate, which every SIMD unit has (PMULUDQ, VMULL.U32).
-// The kernels (nh_amd64.s; generic Go below) are chosen at start-up like
-// the ChaCha ones.
+//
+// The kernels are chosen at start-up from golang.org/x/sys/cpu. Each
+// architecture provides, in nh_GOARCH.go (nh_other.go where there is
+// none): nhImpl, the path in use; nhImpls, every path the CPU can run,
+// for the tests (TestNHKernelsMatchGeneric runs each against nhGeneric);
+// nhImplName; and nhWith, which runs a path over whole units of at most
+// 1024 bytes. A kernel may take nhKey.words or nhKey.permuted, whichever
+// pairs the words its multiply wants.
 
 const (
 	nhUnit     = 16   // bytes per NH unit
