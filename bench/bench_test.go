@@ -15,13 +15,15 @@ import (
 // sane, never for being fast (no test asserts wall time).
 const quick = 2 * time.Millisecond
 
+// TestCiphersAllChains: every VeraCrypt chain in XTS (512-byte units),
+// then the two Adiantum rows (4096-byte sectors).
 func TestCiphersAllChains(t *testing.T) {
 	var calls []int
 	rs, err := Ciphers(context.Background(), Options{
-		Buffer: 4096, Threads: 1, MinTime: quick,
+		Buffer: 8192, Threads: 1, MinTime: quick,
 		Progress: func(done, total int) {
-			if total != 15 {
-				t.Errorf("progress total %d, want 15", total)
+			if total != 17 {
+				t.Errorf("progress total %d, want 17", total)
 			}
 			calls = append(calls, done)
 		},
@@ -29,17 +31,21 @@ func TestCiphersAllChains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != 15 {
-		t.Fatalf("%d results, want one per VeraCrypt chain (15)", len(rs))
+	if len(rs) != 17 {
+		t.Fatalf("%d results, want one per VeraCrypt chain (15) and two Adiantum rows", len(rs))
 	}
-	if len(calls) != 16 || calls[0] != 0 || calls[15] != 15 {
-		t.Errorf("progress calls %v, want 0..15", calls)
+	if len(calls) != 18 || calls[0] != 0 || calls[17] != 17 {
+		t.Errorf("progress calls %v, want 0..17", calls)
 	}
 	seen := map[string]bool{}
 	for i, r := range rs {
 		seen[r.Name] = true
-		if r.Mode != "xts" {
-			t.Errorf("%s: mode %q", r.Name, r.Mode)
+		wantMode, wantSS := "xts", 512
+		if r.Name == "Adiantum-XChaCha12" || r.Name == "Adiantum-XChaCha20" {
+			wantMode, wantSS = "adiantum", 4096
+		}
+		if r.Mode != wantMode || r.SectorSize != wantSS {
+			t.Errorf("%s: mode %q, %d-byte sectors; want %s, %d", r.Name, r.Mode, r.SectorSize, wantMode, wantSS)
 		}
 		if r.EncryptBPS <= 0 || r.DecryptBPS <= 0 || r.MeanBPS <= 0 {
 			t.Errorf("%s: non-positive speed %+v", r.Name, r)
@@ -54,6 +60,48 @@ func TestCiphersAllChains(t *testing.T) {
 	for _, c := range ciphers.Chains() {
 		if !seen[c.Name] {
 			t.Errorf("no result for %s", c.Name)
+		}
+	}
+	if !seen["Adiantum-XChaCha12"] || !seen["Adiantum-XChaCha20"] {
+		t.Error("no Adiantum rows")
+	}
+}
+
+// TestCiphersAdiantumFilter: "adiantum" selects both rows, a variant one;
+// a buffer that is no multiple of 4096 gets 512-byte sectors.
+func TestCiphersAdiantumFilter(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		buf   int
+		want  []string
+		ss    int
+	}{
+		{[]string{"adiantum"}, 4096, []string{"Adiantum-XChaCha12", "Adiantum-XChaCha20"}, 4096},
+		{[]string{"ADIANTUM-xchacha20", "aes"}, 1536, []string{"Adiantum-XChaCha20", "AES"}, 512},
+		{[]string{"Adiantum", "adiantum-xchacha12"}, 1 << 20, []string{"Adiantum-XChaCha12", "Adiantum-XChaCha20"}, 4096},
+	} {
+		rs, err := Ciphers(context.Background(), Options{Buffer: tc.buf, Threads: 2, MinTime: quick, Algorithms: tc.names})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]CipherResult{}
+		for _, r := range rs {
+			got[r.Name] = r
+		}
+		if len(rs) != len(tc.want) {
+			t.Fatalf("%v: %d results, want %v", tc.names, len(rs), tc.want)
+		}
+		for _, n := range tc.want {
+			r, ok := got[n]
+			if !ok {
+				t.Fatalf("%v: no %s row", tc.names, n)
+			}
+			if r.Mode == "adiantum" && r.SectorSize != tc.ss {
+				t.Errorf("%v, %d-byte buffer: %s with %d-byte sectors, want %d", tc.names, tc.buf, n, r.SectorSize, tc.ss)
+			}
+			if r.MeanBPS <= 0 {
+				t.Errorf("%s: %+v", n, r)
+			}
 		}
 	}
 }

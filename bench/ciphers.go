@@ -13,10 +13,16 @@ import (
 
 // CipherResult is the speed of one cipher or cascade in bytes per second.
 type CipherResult struct {
-	// Name is VeraCrypt's name of the chain, e.g. "AES-Twofish-Serpent".
+	// Name is VeraCrypt's name of the chain, e.g. "AES-Twofish-Serpent",
+	// or Adiantum's row, "Adiantum-XChaCha12" or "Adiantum-XChaCha20".
 	Name string `json:"name"`
-	// Mode is the sector mode measured, always "xts".
+	// Mode is the sector mode measured: "xts", or "adiantum" (LUKS2's
+	// xchacha12,aes-adiantum-plain64 and xchacha20,...).
 	Mode string `json:"mode"`
+	// SectorSize is the data unit in bytes: 512 for XTS (VeraCrypt's),
+	// 4096 for Adiantum (cryptsetup's default), or 512 when the buffer is
+	// no whole number of 4096-byte sectors.
+	SectorSize int `json:"sector_size"`
 	// EncryptBPS, DecryptBPS are bytes per second; MeanBPS is their
 	// arithmetic mean, as TrueCrypt's "Mean" column.
 	EncryptBPS int64 `json:"encrypt_bps"`
@@ -26,9 +32,11 @@ type CipherResult struct {
 
 // Ciphers measures XTS encryption and decryption, in place, of a buffer of
 // o.Buffer bytes (512-byte data units, random keys and data) for every
-// VeraCrypt chain (ciphers.Chains) or the ones o.Algorithms names, spread
-// over o.Threads goroutines. The results are sorted by mean speed, fastest
-// first, as TrueCrypt sorts its table.
+// VeraCrypt chain (ciphers.Chains), and Adiantum with XChaCha12 and
+// XChaCha20 over 4096-byte sectors, LUKS2's cipher for CPUs without AES
+// instructions (or the ones o.Algorithms names), spread over o.Threads
+// goroutines. The results are sorted by mean speed, fastest first, as
+// TrueCrypt sorts its table.
 func Ciphers(ctx context.Context, o Options) ([]CipherResult, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -37,7 +45,7 @@ func Ciphers(ctx context.Context, o Options) ([]CipherResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	chains, err := selectChains(o.Algorithms)
+	chains, adiantums, err := selectAlgorithms(o.Algorithms)
 	if err != nil {
 		return nil, err
 	}
@@ -47,42 +55,62 @@ func Ciphers(ctx context.Context, o Options) ([]CipherResult, error) {
 	}
 	minTime := o.minTime(DefaultCipherTime)
 	threads := o.threads()
-	out := make([]CipherResult, 0, len(chains))
-	o.progress(0, len(chains))
+	total := len(chains) + len(adiantums)
+	out := make([]CipherResult, 0, total)
+	o.progress(0, total)
 	for i, c := range chains {
 		r, err := benchChain(ctx, c, buf, threads, minTime)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, r)
-		o.progress(i+1, len(chains))
+		o.progress(i+1, total)
+	}
+	for i, a := range adiantums {
+		r, err := benchAdiantum(ctx, a, buf, threads, minTime)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+		o.progress(len(chains)+i+1, total)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].MeanBPS > out[j].MeanBPS })
 	return out, nil
 }
 
-// selectChains resolves the requested names, or returns every VeraCrypt
-// chain for none.
-func selectChains(names []string) ([]ciphers.Chain, error) {
+// selectAlgorithms resolves the requested names to XTS chains and
+// Adiantum rows, or returns every VeraCrypt chain and both Adiantum rows
+// for none.
+func selectAlgorithms(names []string) ([]ciphers.Chain, []adiantumRow, error) {
 	if len(names) == 0 {
-		return ciphers.Chains(), nil
+		return ciphers.Chains(), adiantumRows, nil
 	}
 	var out []ciphers.Chain
+	var ads []adiantumRow
 	seen := map[string]bool{}
 	for _, n := range names {
+		if rows := lookupAdiantum(n); rows != nil {
+			for _, r := range rows {
+				if !seen[r.name] {
+					seen[r.name] = true
+					ads = append(ads, r)
+				}
+			}
+			continue
+		}
 		c, err := ciphers.LookupChain(n)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v (known: %s)", ErrInvalidOption, err, chainNames())
+			return nil, nil, fmt.Errorf("%w: %v (known: %s)", ErrInvalidOption, err, chainNames())
 		}
 		if err := checkXTSChain(c); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !seen[c.Name] {
 			seen[c.Name] = true
 			out = append(out, c)
 		}
 	}
-	return out, nil
+	return out, ads, nil
 }
 
 // checkXTSChain rejects TrueCrypt's legacy 64-bit-block chains, which XTS
@@ -107,6 +135,9 @@ func chainNames() string {
 			s += ", "
 		}
 		s += c.Name
+	}
+	for _, r := range adiantumRows {
+		s += ", " + r.name
 	}
 	return s
 }
@@ -140,6 +171,7 @@ func benchChain(ctx context.Context, c ciphers.Chain, buf []byte, threads int, m
 	return CipherResult{
 		Name:       c.Name,
 		Mode:       "xts",
+		SectorSize: SectorSize,
 		EncryptBPS: int64(e),
 		DecryptBPS: int64(d),
 		MeanBPS:    int64((e + d) / 2),

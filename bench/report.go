@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/cryptvol/cryptvol/ciphers"
+	"github.com/cryptvol/cryptvol/ciphers/adiantum"
+	"github.com/cryptvol/cryptvol/ciphers/chacha20"
 	"github.com/cryptvol/cryptvol/internal/platform"
 )
 
@@ -24,7 +26,8 @@ type Report struct {
 	// that this CPU has (AES-NI, PCLMULQDQ, AVX2, VAES, PMULL, NEON, ...).
 	Features []string `json:"features"`
 	// Implementations maps each cipher the benchmark measures (the five
-	// of VeraCrypt's chains) to the code path it uses here.
+	// of VeraCrypt's chains, and Adiantum's parts: XChaCha and NH; its
+	// AES is the AES entry) to the code path it uses here.
 	Implementations map[string]string `json:"implementations"`
 	// Buffer is the cipher benchmark's buffer in bytes (0 in a KDF run).
 	Buffer int `json:"buffer"`
@@ -56,6 +59,8 @@ func NewReport(o Options) Report {
 			r.Implementations[s.Name] = s.Implementation()
 		}
 	}
+	r.Implementations["XChaCha"] = chacha20.XImplementation()
+	r.Implementations["NH"] = adiantum.NHImplementation()
 	r.AESHW = p.AESHW && !strings.HasPrefix(r.Implementations["AES"], "generic")
 	return r
 }

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/cryptvol/cryptvol/ciphers/adiantum"
 )
 
 // TestNoAllocations checks that the hot paths allocate nothing once their
@@ -25,18 +27,22 @@ func TestNoAllocations(t *testing.T) {
 	lrw, _ := NewLRW(k1, key[:16], IVBenbi, 512)
 	ecb, _ := NewECB(k1, 512)
 	_, tf := xtsModes(t, rand.New(rand.NewPCG(1, 1)), 512)
+	ad, _ := adiantum.New(key[:32], 12)
+	adiantumMode, _ := NewAdiantum(ad, IVPlain64, 4096)
 	cases := map[string]struct {
 		m    Mode
 		size int
 	}{
-		"xts":          {xtsGeneric, 256 << 10},
-		"xts-fused":    {xtsFused, 256 << 10},
-		"cbc-essiv":    {cbcESSIV, 256 << 10},
-		"lrw-benbi":    {lrw, 256 << 10},
-		"ecb":          {ecb, 64 << 10},
-		"cascade":      {Cascade(tf, xtsGeneric), 256 << 10},
-		"parallel-2":   {Parallel(xtsGeneric, 2), 1 << 20},
-		"parallel-cbc": {Parallel(cbcESSIV, 2), 1 << 20},
+		"xts":               {xtsGeneric, 256 << 10},
+		"xts-fused":         {xtsFused, 256 << 10},
+		"cbc-essiv":         {cbcESSIV, 256 << 10},
+		"lrw-benbi":         {lrw, 256 << 10},
+		"ecb":               {ecb, 64 << 10},
+		"cascade":           {Cascade(tf, xtsGeneric), 256 << 10},
+		"parallel-2":        {Parallel(xtsGeneric, 2), 1 << 20},
+		"parallel-cbc":      {Parallel(cbcESSIV, 2), 1 << 20},
+		"adiantum":          {adiantumMode, 256 << 10},
+		"parallel-adiantum": {Parallel(adiantumMode, 2), 1 << 20},
 	}
 	for name, c := range cases {
 		src := make([]byte, c.size)

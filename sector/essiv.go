@@ -46,11 +46,13 @@ func ESSIV(newCipher func(key []byte) (ciphers.Block, error), h hash.Hash, volum
 
 // IVs implements IVGenerator: plain64 IVs for the whole run, then one
 // EncryptBlocks call over all of them.
-func (e *essiv) IVs(dst []byte, ivSize int, first uint64) {
+func (e *essiv) IVs(dst []byte, ivSize int, first uint64) { e.ivsStride(dst, ivSize, first, 1) }
+
+func (e *essiv) ivsStride(dst []byte, ivSize int, first, stride uint64) {
 	if ivSize != e.c.BlockSize() {
 		panic("sector: ESSIV IV size differs from its cipher's block size")
 	}
-	IVPlain64.IVs(dst, ivSize, first)
+	IVPlain64.ivsStride(dst, ivSize, first, stride)
 	e.c.EncryptBlocks(dst, dst)
 }
 

@@ -1,9 +1,10 @@
 // Package sector implements the sector (data-unit) encryption modes used by
 // disk encryption: XTS, CBC with plain/plain64/ESSIV/benbi IVs, LRW and ECB
-// over ciphers.Block, VeraCrypt's XTS cascades (ChainXTS), and Parallel,
-// which spreads large runs over cores. TrueCrypt 4.x/5.x's legacy CBC, with
-// its per-sector whitening, is used by nothing else and lives with its
-// format in volume/tcrypt (legacycbc.go).
+// over ciphers.Block, Adiantum (each sector one wide block), VeraCrypt's
+// XTS cascades (ChainXTS), and Parallel, which spreads large runs over
+// cores. TrueCrypt 4.x/5.x's legacy CBC, with its per-sector whitening, is
+// used by nothing else and lives with its format in volume/tcrypt
+// (legacycbc.go).
 //
 // A Mode encrypts a whole run of sectors per call and derives each sector's
 // tweak or IV from its number itself, so callers never loop over sectors.
@@ -21,6 +22,8 @@
 //	LUKS cbc-plain, cbc-plain64, cbc-essiv:HASH  NewCBC with IVPlain, IVPlain64, ESSIV
 //	LUKS lrw-benbi, lrw-plain64                  NewLRW with IVBenbi, IVPlain64
 //	LUKS ecb                                     NewECB
+//	LUKS xchacha12,aes-adiantum-plain64 (and     NewAdiantum with IVPlain64
+//	xchacha20,...): Adiantum, a wide-block cipher
 package sector
 
 // Mode encrypts and decrypts runs of whole sectors.

@@ -2,11 +2,11 @@
 
 package chacha20
 
-const haveKernel = false
+// archKernels: none here yet; the generic Go kernel serves.
+func archKernels() []kernel { return nil }
 
-func xorKeyStream16AVX512(state *[16]uint32, dst, src *byte, lumps int) {
-	panic("chacha20: no AVX-512 kernel in this build")
+func (k kernel) xor(state *[16]uint32, rounds int, dst, src []byte) {
+	xorGeneric(state, rounds, dst, src)
 }
 
-// Implementation names the code path New's ciphers take here.
-func Implementation() string { return "golang.org/x/crypto/chacha20" }
+func allKernels() []kernel { return []kernel{genericKernel} }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/cryptvol/cryptvol/ciphers"
@@ -33,6 +34,7 @@ type benchJSON struct {
 		EncryptBPS int64  `json:"encrypt_bps"`
 		DecryptBPS int64  `json:"decrypt_bps"`
 		MeanBPS    int64  `json:"mean_bps"`
+		SectorSize int    `json:"sector_size"`
 	} `json:"ciphers"`
 	KDF []struct {
 		PRF                 string  `json:"prf"`
@@ -55,13 +57,17 @@ func TestBenchmarkJSON(t *testing.T) {
 	if r.Buffer == nil || *r.Buffer != 4096 || r.Threads == nil || *r.Threads != 1 {
 		t.Errorf("buffer/threads wrong: %s", out)
 	}
-	if len(r.Ciphers) != 15 {
-		t.Fatalf("%d cipher entries, want 15", len(r.Ciphers))
+	if len(r.Ciphers) != 17 {
+		t.Fatalf("%d cipher entries, want 15 XTS chains and 2 Adiantum rows", len(r.Ciphers))
 	}
 	seen := map[string]bool{}
 	for _, c := range r.Ciphers {
 		seen[c.Name] = true
-		if c.Mode != "xts" || c.EncryptBPS <= 0 || c.DecryptBPS <= 0 || c.MeanBPS <= 0 {
+		mode, ss := "xts", 512
+		if strings.HasPrefix(c.Name, "Adiantum-") {
+			mode, ss = "adiantum", 4096
+		}
+		if c.Mode != mode || c.SectorSize != ss || c.EncryptBPS <= 0 || c.DecryptBPS <= 0 || c.MeanBPS <= 0 {
 			t.Errorf("bad entry %+v", c)
 		}
 	}
@@ -69,6 +75,9 @@ func TestBenchmarkJSON(t *testing.T) {
 		if !seen[c.Name] {
 			t.Errorf("no entry for %s", c.Name)
 		}
+	}
+	if !seen["Adiantum-XChaCha12"] || !seen["Adiantum-XChaCha20"] {
+		t.Error("no Adiantum entries")
 	}
 	if len(r.KDF) != 0 {
 		t.Errorf("cipher run has kdf entries: %+v", r.KDF)

@@ -32,6 +32,17 @@ VeraCrypt/TrueCrypt volume: a hidden volume of SIZE is placed in the free
 space at the end of its FAT filesystem. The outer volume's credentials are
 given with --outer-password-file, --outer-keyfile and --outer-pim.
 
+With --type luks2 (or luks1), cryptsetup luksFormat's options apply:
+--cipher, --key-size, --pbkdf, --sector-size, --keyslot-cipher, ... . On a
+CPU without AES instructions (Raspberry Pi 2, 3 and 4, older Atom, Celeron
+and AMD chips; 'cryptvol version' tells) choose --cipher
+xchacha12,aes-adiantum-plain64: Adiantum, the wide-block cipher Linux made
+for such CPUs, is several times faster there than aes-xts-plain64 ('cryptvol
+benchmark' shows both). It takes a 256-bit key (the default for it), works
+best with 4096-byte sectors (the default when the size allows), and opens
+with cryptsetup on Linux 5.0 and later; xchacha20,aes-adiantum-plain64 is
+the same with the 20-round stream cipher.
+
 TrueCrypt's and VeraCrypt's own spellings work too: --volume-type=normal,
 --encryption=AES-Twofish, --hash=RIPEMD-160, -p PASSWORD, --keyfiles=a,b,
 --filesystem=FAT, --text (ignored).
@@ -40,6 +51,7 @@ Examples:
   cryptvol create v.hc --size 10M --encryption AES --hash SHA-512 --password-file pw.txt
   cryptvol create v.tc --size 10M --type truecrypt --encryption=Twofish --hash=RIPEMD-160 -p secret --non-interactive
   cryptvol create v.hc --hidden --size 2M --password-file hidden.txt --outer-password-file outer.txt
+  cryptvol create pi.img --size 1G --type luks2 --cipher xchacha12,aes-adiantum-plain64 --password-file pw.txt
 `,
 		run: runCreate,
 	})

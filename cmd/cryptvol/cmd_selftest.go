@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/cryptvol/cryptvol/ciphers"
+	"github.com/cryptvol/cryptvol/ciphers/adiantum"
+	"github.com/cryptvol/cryptvol/ciphers/chacha20"
 	"github.com/cryptvol/cryptvol/internal/platform"
 	"github.com/cryptvol/cryptvol/internal/selftest"
 )
@@ -19,8 +21,8 @@ func init() {
 		usage: `Usage: cryptvol selftest
 
 Runs the known-answer vectors built into cryptvol (FIPS-197, NESSIE, the
-Twofish paper, RFC 3713, RFC 7801, IEEE 1619, the Linux kernel's ESSIV and LRW
-vectors, VeraCrypt's own XTS cascade tests, FIPS 180-4, RFC 6070/7914 and
+Twofish paper, RFC 3713, RFC 7801, IEEE 1619, the Linux kernel's ESSIV, LRW,
+XChaCha and Adiantum vectors, VeraCrypt's own XTS cascade tests, FIPS 180-4, RFC 6070/7914 and
 VeraCrypt's PBKDF2 tests, RFC 9106, RFC 8439, ...) through the code paths this CPU
 uses, and prints one PASS or FAIL line per algorithm. It takes well under a
 second.
@@ -80,6 +82,7 @@ func printSelftestHeader(w io.Writer) {
 		}
 		paths = append(paths, s.Name+"="+s.Implementation())
 	}
+	paths = append(paths, "XChaCha="+chacha20.XImplementation(), "NH="+adiantum.NHImplementation())
 	fmt.Fprintf(w, "Code paths: %s\n", strings.Join(paths, "; "))
 	if legacy != "" {
 		fmt.Fprintf(w, "Legacy ciphers: %s\n", legacy)

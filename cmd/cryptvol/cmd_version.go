@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cryptvol/cryptvol/ciphers"
+	"github.com/cryptvol/cryptvol/ciphers/adiantum"
 	"github.com/cryptvol/cryptvol/ciphers/chacha20"
 	"github.com/cryptvol/cryptvol/hashes"
 	"github.com/cryptvol/cryptvol/kdf"
@@ -108,6 +109,10 @@ func codePaths() string {
 	}
 	// Not a volume cipher: `cryptvol enc -chacha20` uses it.
 	fmt.Fprintf(&b, "  %-11s %s (enc)\n", "ChaCha20", chacha20.Implementation())
+	// LUKS2 xchacha12,aes-adiantum-plain64: its stream cipher and hash
+	// (its AES is the AES line's).
+	fmt.Fprintf(&b, "  %-11s %s (Adiantum)\n", "XChaCha", chacha20.XImplementation())
+	fmt.Fprintf(&b, "  %-11s %s (Adiantum)\n", "NH", adiantum.NHImplementation())
 	// The PRFs whose PBKDF2 chains run in SIMD lanes.
 	b.WriteString("kdf code paths:\n")
 	for _, h := range []string{hashes.SHA512, hashes.SHA256, hashes.BLAKE2s256, hashes.RIPEMD160} {

@@ -43,10 +43,10 @@ func addLUKSCreateFlags(fs *pflag.FlagSet) *luksCreateFlags {
 		}
 	}
 	def("cipher", func() {
-		fs.StringVarP(&f.cipher, "cipher", "c", "", "LUKS: cipher in cryptsetup's spelling (default aes-xts-plain64)")
+		fs.StringVarP(&f.cipher, "cipher", "c", "", "LUKS: cipher in cryptsetup's spelling (default aes-xts-plain64; without AES instructions xchacha12,aes-adiantum-plain64)")
 	})
 	def("key-size", func() {
-		fs.IntVarP(&f.keySize, "key-size", "s", 0, "LUKS: volume key `BITS` (default 512 for XTS, else 256)")
+		fs.IntVarP(&f.keySize, "key-size", "s", 0, "LUKS: volume key `BITS` (default 512 for XTS, else 256; Adiantum takes only 256)")
 	})
 	def("pbkdf", func() {
 		fs.StringVar(&f.pbkdf, "pbkdf", "", "LUKS: pbkdf2, argon2i or argon2id (default argon2id; LUKS1 pbkdf2)")

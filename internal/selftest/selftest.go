@@ -61,6 +61,7 @@ var suites = []struct {
 	{"pbkdf2.txt", checkPBKDF2},
 	{"argon2.txt", checkArgon2},
 	{"streams.txt", checkStream},
+	{"adiantum.txt", checkAdiantum},
 }
 
 // Run checks every embedded vector and returns one Result per algorithm,

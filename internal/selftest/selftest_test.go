@@ -18,7 +18,7 @@ var required = []string{
 	"PBKDF2-HMAC-SHA-1", "PBKDF2-HMAC-SHA-256", "PBKDF2-HMAC-SHA-512", "PBKDF2-HMAC-RIPEMD-160",
 	"PBKDF2-HMAC-Whirlpool", "PBKDF2-HMAC-Streebog", "PBKDF2-HMAC-BLAKE2s-256",
 	"Argon2id", "Argon2i",
-	"ChaCha20",
+	"ChaCha20", "XChaCha20", "XChaCha12", "Adiantum XChaCha12-AES", "Adiantum XChaCha20-AES",
 	"XTS AES", "XTS Serpent", "XTS Twofish", "XTS Camellia", "XTS Kuznyechik",
 	"XTS AES-Twofish", "XTS AES-Twofish-Serpent", "XTS Serpent-AES", "XTS Serpent-Twofish-AES",
 	"XTS Twofish-Serpent", "XTS Camellia-Kuznyechik", "XTS Camellia-Serpent", "XTS Kuznyechik-AES",

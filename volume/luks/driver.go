@@ -5,9 +5,12 @@
 // headers, volume creation, keyslot management and header backup.
 //
 // Cipher specifications are dm-crypt's ("aes-xts-plain64",
-// "serpent-cbc-essiv:sha256", "capi:xts(aes)-plain64") mapped onto the
-// sector package; a LUKS2 segment with sectors larger than 512 bytes counts
-// IVs in its own sector size, as cryptsetup activates it (iv_large_sectors).
+// "serpent-cbc-essiv:sha256", "capi:xts(aes)-plain64",
+// "xchacha12,aes-adiantum-plain64") mapped onto the sector package; a LUKS2
+// segment with sectors larger than 512 bytes still counts its IVs in
+// 512-byte sectors, from iv_tweak, as cryptsetup activates it (dm-crypt
+// without iv_large_sectors; checked against the kernel by
+// testdata/adiantum/mkimages.sh).
 package luks
 
 import (

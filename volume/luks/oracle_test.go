@@ -149,6 +149,9 @@ func TestWeOpenCryptsetupVolumes(t *testing.T) {
 		{"luks1-ripemd160-lrw", append([]string{"--type", "luks1", "--hash", "ripemd160", "--cipher", "aes-lrw-benbi", "--key-size", "384"}, fast...)},
 		{"luks1-whirlpool-serpent-essiv", append([]string{"--type", "luks1", "--hash", "whirlpool", "--cipher", "serpent-cbc-essiv:sha256", "--key-size", "256"}, fast...)},
 		{"luks1-camellia", append([]string{"--type", "luks1", "--cipher", "camellia-xts-plain64"}, fast...)},
+		// Needs device-mapper for luksFormat to check the cipher.
+		{"luks2-adiantum", append([]string{"--type", "luks2", "--pbkdf", "pbkdf2", "--cipher", "xchacha12,aes-adiantum-plain64", "--key-size", "256"}, fast...)},
+		{"luks2-adiantum-xchacha20-aes-slot", append([]string{"--type", "luks2", "--pbkdf", "pbkdf2", "--cipher", "xchacha20,aes-adiantum-plain64", "--key-size", "256", "--keyslot-cipher", "aes-xts-plain64", "--keyslot-key-size", "512"}, fast...)},
 	} {
 		tc := tc
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cryptvol/cryptvol/ciphers"
+	"github.com/cryptvol/cryptvol/ciphers/adiantum"
 	"github.com/cryptvol/cryptvol/hashes"
 	"github.com/cryptvol/cryptvol/sector"
 )
@@ -13,10 +14,12 @@ import (
 // CipherSpec is a dm-crypt cipher specification as cryptsetup writes it in
 // LUKS headers: "aes-xts-plain64" is cipher "aes", chain mode "xts" and IV
 // generator "plain64". The kernel's capi form "capi:xts(aes)-plain64" parses
-// to the same thing.
+// to the same thing. Adiantum is spelt with its two ciphers, comma
+// included: "xchacha12,aes-adiantum-plain64" is cipher "xchacha12,aes",
+// mode "adiantum", IV "plain64".
 type CipherSpec struct {
-	Cipher string // "aes", "serpent", "twofish", "camellia", "cast5", ...
-	Chain  string // "xts", "cbc", "lrw" or "ecb"
+	Cipher string // "aes", "serpent", ..., or "xchacha12,aes", "xchacha20,aes" for adiantum
+	Chain  string // "xts", "cbc", "lrw", "ecb" or "adiantum"
 	IV     string // "plain64", "plain", "essiv:sha256", "benbi", ... ("" for ecb)
 }
 
@@ -61,7 +64,7 @@ func ParseCipherSpec(s string) (CipherSpec, error) {
 		return c, fmt.Errorf("cipher %q: no cipher name", orig)
 	}
 	switch c.Chain {
-	case "xts", "cbc", "lrw":
+	case "xts", "cbc", "lrw", "adiantum":
 		if c.IV == "" {
 			return c, fmt.Errorf("cipher %q: mode %s needs an IV generator (e.g. %s-plain64)", orig, c.Chain, c.Chain)
 		}
@@ -71,7 +74,16 @@ func ParseCipherSpec(s string) (CipherSpec, error) {
 		}
 		c.IV = ""
 	default:
-		return c, fmt.Errorf("cipher %q: unsupported chaining mode %q (want xts, cbc, lrw or ecb)", orig, c.Chain)
+		return c, fmt.Errorf("cipher %q: unsupported chaining mode %q (want xts, cbc, lrw, ecb or adiantum)", orig, c.Chain)
+	}
+	if c.Chain == "adiantum" {
+		if _, err := adiantumRounds(c.Cipher); err != nil {
+			return c, fmt.Errorf("cipher %q: %v", orig, err)
+		}
+		if _, err := adiantumIV(c.IV); err != nil {
+			return c, fmt.Errorf("cipher %q: %v", orig, err)
+		}
+		return c, nil
 	}
 	if c.IV != "" {
 		if h, ok := strings.CutPrefix(c.IV, "essiv:"); ok {
@@ -106,6 +118,8 @@ func (c CipherSpec) Mode() string {
 // key of keyBytes: XTS halves the key, LRW appends a 16-byte tweak key.
 func (c CipherSpec) cipherKeySize(keyBytes int) int {
 	switch c.Chain {
+	case "adiantum":
+		return adiantum.KeySize
 	case "xts":
 		return keyBytes / 2
 	case "lrw":
@@ -117,6 +131,15 @@ func (c CipherSpec) cipherKeySize(keyBytes int) int {
 // Check reports whether the cipher is built in and takes a volume key of
 // keyBytes bytes in this mode.
 func (c CipherSpec) Check(keyBytes int) error {
+	if c.Chain == "adiantum" {
+		if _, err := adiantumRounds(c.Cipher); err != nil {
+			return fmt.Errorf("cipher %s: %v", c, err)
+		}
+		if keyBytes != adiantum.KeySize {
+			return fmt.Errorf("cipher %s takes a 256-bit key, not %d bits", c, keyBytes*8)
+		}
+		return nil
+	}
 	spec, err := ciphers.Lookup(c.Cipher)
 	if err != nil {
 		return fmt.Errorf("cipher %s: %w", c, err)
@@ -146,16 +169,27 @@ func intsString(v []int) string {
 }
 
 // NewMode keys the sector mode the specification describes with the volume
-// (or keyslot) key, laid out as dm-crypt expects it.
+// (or keyslot) key, laid out as dm-crypt expects it. The mode numbers
+// sectors of sectorSize bytes, and their IVs count 512-byte sectors, as
+// cryptsetup maps LUKS segments (dm-crypt without iv_large_sectors): the
+// IV of 4096-byte sector n is that of 512-byte sector 8n.
 func (c CipherSpec) NewMode(key []byte, sectorSize int) (sector.Mode, error) {
 	if err := c.Check(len(key)); err != nil {
 		return nil, err
+	}
+	if sectorSize < 512 || sectorSize%512 != 0 {
+		return nil, fmt.Errorf("cipher %s: sector size %d is not a multiple of 512", c, sectorSize)
+	}
+	stride := uint64(sectorSize / 512)
+	if c.Chain == "adiantum" {
+		return c.newAdiantum(key, sectorSize, stride)
 	}
 	spec, _ := ciphers.Lookup(c.Cipher)
 	iv, err := c.ivGenerator(spec, key)
 	if err != nil {
 		return nil, err
 	}
+	iv = sector.Stride(iv, stride)
 	switch c.Chain {
 	case "xts":
 		half := len(key) / 2
@@ -191,6 +225,48 @@ func (c CipherSpec) NewMode(key []byte, sectorSize int) (sector.Mode, error) {
 		return sector.NewECB(b, sectorSize)
 	}
 	return nil, fmt.Errorf("cipher %s: unsupported mode", c)
+}
+
+// newAdiantum keys dm-crypt's adiantum(xchacha12|20,aes): the whole
+// 32-byte key is the XChaCha key, and the IV generator's 32-byte output
+// is each sector's tweak.
+func (c CipherSpec) newAdiantum(key []byte, sectorSize int, stride uint64) (sector.Mode, error) {
+	rounds, err := adiantumRounds(c.Cipher)
+	if err != nil {
+		return nil, err
+	}
+	iv, err := adiantumIV(c.IV)
+	if err != nil {
+		return nil, err
+	}
+	a, err := adiantum.New(key, rounds)
+	if err != nil {
+		return nil, err
+	}
+	return sector.NewAdiantum(a, sector.Stride(iv, stride), sectorSize)
+}
+
+// adiantumRounds reads the stream cipher of an Adiantum cipher name: the
+// two cryptsetup knows (lib/crypto_backend: xchacha12,aes and
+// xchacha20,aes).
+func adiantumRounds(cipher string) (int, error) {
+	switch cipher {
+	case "xchacha12,aes":
+		return 12, nil
+	case "xchacha20,aes":
+		return 20, nil
+	}
+	return 0, fmt.Errorf("adiantum needs xchacha12,aes or xchacha20,aes, not %q", cipher)
+}
+
+// adiantumIV: Adiantum's 32-byte tweak takes only the keyless IVs
+// (dm-crypt's essiv and benbi want a 16-byte block cipher IV).
+func adiantumIV(name string) (sector.StandardIV, error) {
+	iv, err := sector.LookupIV(name)
+	if err == nil && (iv == sector.IVPlain64 || iv == sector.IVPlain || iv == sector.IVPlain64BE) {
+		return iv, nil
+	}
+	return 0, fmt.Errorf("adiantum takes the plain64, plain or plain64be IV generator, not %q", name)
 }
 
 // ivGenerator builds the IV generator; ESSIV hashes the whole key dm-crypt
