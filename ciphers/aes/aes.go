@@ -17,7 +17,7 @@ type Cipher struct {
 	impl   implementation
 	enc    roundKeys            // for AES instructions, FIPS-197 byte order
 	dec    roundKeys            // equivalent-inverse-cipher keys (AESDEC / AESD)
-	bsEnc  [maxRounds + 1]state // bitsliced keys for the generic path
+	bsEnc  [maxRounds + 1]state // bitsliced keys for the generic and NEON paths
 	bsDec  [maxRounds + 1]state
 }
 
@@ -42,7 +42,7 @@ func newWithImpl(key []byte, impl implementation) (*Cipher, error) {
 	}
 	c := &Cipher{impl: impl}
 	c.rounds = expandKey(key, &c.enc, &c.dec)
-	if impl == implGeneric {
+	if impl == implGeneric || impl == implNEON { // bitsliced paths
 		bitsliceKeys(&c.enc, c.rounds, &c.bsEnc, &c.bsDec)
 	}
 	return c, nil

@@ -24,16 +24,24 @@ var hasARMv8AES = cpu.ARM64.HasAES
 
 func bestImpl() implementation { return supportedImpls()[0] }
 
+// supportedImpls lists the paths, fastest first. Without the cryptography
+// extension (the Raspberry Pi 4's Cortex-A72 as its firmware configures
+// it; GODEBUG=cpu.aes=off masks it) the bitsliced NEON kernels run: every
+// arm64 CPU has NEON.
 func supportedImpls() []implementation {
 	if hasARMv8AES {
-		return []implementation{implARMv8, implGeneric}
+		return []implementation{implARMv8, implNEON, implGeneric}
 	}
-	return []implementation{implGeneric}
+	return []implementation{implNEON, implGeneric}
 }
 
 func (c *Cipher) encryptBlocks(dst, src []byte) {
 	if c.impl == implARMv8 {
 		encryptBlocksARMv8(c.rounds, &c.enc[0], &dst[0], &src[0], len(src)/16)
+		return
+	}
+	if c.impl == implNEON {
+		neonBlocks(c, dst, src, false)
 		return
 	}
 	encryptBlocksGeneric(c, dst, src)
@@ -46,6 +54,10 @@ func (c *Cipher) decryptBlocks(dst, src []byte) {
 		decryptBlocksARMv8(c.rounds, &c.dec[0], &dst[0], &src[0], len(src)/16)
 		return
 	}
+	if c.impl == implNEON {
+		neonBlocks(c, dst, src, true)
+		return
+	}
 	decryptBlocksGeneric(c, dst, src)
 }
 
@@ -54,12 +66,20 @@ func (c *Cipher) encryptXTS(dst, src, tweaks []byte, sectorSize int) {
 		encryptXTSARMv8(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
 		return
 	}
+	if c.impl == implNEON {
+		neonXTS(c, dst, src, tweaks, sectorSize, false)
+		return
+	}
 	xtsGeneric(c, dst, src, tweaks, sectorSize, false)
 }
 
 func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
 	if c.impl == implARMv8 {
 		decryptXTSARMv8(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+		return
+	}
+	if c.impl == implNEON {
+		neonXTS(c, dst, src, tweaks, sectorSize, true)
 		return
 	}
 	xtsGeneric(c, dst, src, tweaks, sectorSize, true)

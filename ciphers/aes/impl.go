@@ -9,6 +9,7 @@ const (
 	implAESNI
 	implVAES
 	implARMv8
+	implNEON
 )
 
 func (i implementation) String() string {
@@ -19,6 +20,8 @@ func (i implementation) String() string {
 		return "vaes-avx512"
 	case implARMv8:
 		return "armv8-ce"
+	case implNEON:
+		return "neon-bitsliced"
 	}
 	return "generic-bitsliced"
 }
@@ -27,5 +30,5 @@ func (i implementation) String() string {
 var defaultImpl = bestImpl()
 
 // Implementation names the code path New uses on this CPU: "vaes-avx512",
-// "aes-ni", "armv8-ce" or "generic-bitsliced".
+// "aes-ni", "armv8-ce", "neon-bitsliced" or "generic-bitsliced".
 func Implementation() string { return defaultImpl.String() }

@@ -1,0 +1,55 @@
+//go:build arm && !purego
+
+package aes
+
+import "golang.org/x/sys/cpu"
+
+// On 32-bit ARM the bitsliced NEON kernels run where the CPU has NEON
+// (ARMv7: Raspberry Pi 2 and 3 on a 32-bit OS). GOARM=6 and 7 binaries also
+// run on the Pi 1's ARM1176, which has none, so the choice is made at run
+// time from the HWCAP bit (GODEBUG=cpu.neon=off masks it).
+var hasNEON = cpu.ARM.HasNEON
+
+func bestImpl() implementation { return supportedImpls()[0] }
+
+// supportedImpls lists every path that can run here, fastest first.
+func supportedImpls() []implementation {
+	if hasNEON {
+		return []implementation{implNEON, implGeneric}
+	}
+	return []implementation{implGeneric}
+}
+
+func (c *Cipher) encryptBlocks(dst, src []byte) {
+	if c.impl == implNEON {
+		neonBlocks(c, dst, src, false)
+		return
+	}
+	encryptBlocksGeneric(c, dst, src)
+}
+
+func (c *Cipher) decryptBlocks(dst, src []byte) {
+	if c.impl == implNEON {
+		neonBlocks(c, dst, src, true)
+		return
+	}
+	decryptBlocksGeneric(c, dst, src)
+}
+
+func (c *Cipher) encryptCBC(dst, src, iv []byte) { encryptCBCGeneric(c, dst, src, iv) }
+
+func (c *Cipher) encryptXTS(dst, src, tweaks []byte, sectorSize int) {
+	if c.impl == implNEON {
+		neonXTS(c, dst, src, tweaks, sectorSize, false)
+		return
+	}
+	xtsGeneric(c, dst, src, tweaks, sectorSize, false)
+}
+
+func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
+	if c.impl == implNEON {
+		neonXTS(c, dst, src, tweaks, sectorSize, true)
+		return
+	}
+	xtsGeneric(c, dst, src, tweaks, sectorSize, true)
+}
