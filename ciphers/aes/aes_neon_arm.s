@@ -15477,27 +15477,27 @@ encryptXTSNEON_10:
 	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
 	WORD $0xf3000170 // veor q0, q0, q8
 	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3088170 // veor q4, q4, q8
-	WORD $0xf4028a0d // vst1.8 {d8-d9}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3022170 // veor q1, q1, q8
-	WORD $0xf4022a0d // vst1.8 {d2-d3}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30cc170 // veor q6, q6, q8
-	WORD $0xf402ca0d // vst1.8 {d12-d13}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30ee170 // veor q7, q7, q8
-	WORD $0xf402ea0d // vst1.8 {d14-d15}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3066170 // veor q3, q3, q8
-	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30aa170 // veor q5, q5, q8
-	WORD $0xf402aa0d // vst1.8 {d10-d11}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3044170 // veor q2, q2, q8
-	WORD $0xf4024a0d // vst1.8 {d4-d5}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3080150 // veor q0, q4, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3020150 // veor q0, q1, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf30c0150 // veor q0, q6, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf30e0150 // veor q0, q7, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3060150 // veor q0, q3, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf30a0150 // veor q0, q5, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3040150 // veor q0, q2, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
 	SUB.S $1, R6
 	BNE encryptXTSNEON_10
 	B encryptXTSNEON_done
@@ -19510,27 +19510,27 @@ encryptXTSNEON_12:
 	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
 	WORD $0xf3000170 // veor q0, q0, q8
 	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3088170 // veor q4, q4, q8
-	WORD $0xf4028a0d // vst1.8 {d8-d9}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3022170 // veor q1, q1, q8
-	WORD $0xf4022a0d // vst1.8 {d2-d3}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30aa170 // veor q5, q5, q8
-	WORD $0xf402aa0d // vst1.8 {d10-d11}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30ee170 // veor q7, q7, q8
-	WORD $0xf402ea0d // vst1.8 {d14-d15}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3066170 // veor q3, q3, q8
-	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30cc170 // veor q6, q6, q8
-	WORD $0xf402ca0d // vst1.8 {d12-d13}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3044170 // veor q2, q2, q8
-	WORD $0xf4024a0d // vst1.8 {d4-d5}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3080150 // veor q0, q4, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3020150 // veor q0, q1, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf30a0150 // veor q0, q5, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf30e0150 // veor q0, q7, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3060150 // veor q0, q3, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf30c0150 // veor q0, q6, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3040150 // veor q0, q2, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
 	SUB.S $1, R6
 	BNE encryptXTSNEON_12
 	B encryptXTSNEON_done
@@ -24196,27 +24196,27 @@ encryptXTSNEON_14:
 	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
 	WORD $0xf3000170 // veor q0, q0, q8
 	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3088170 // veor q4, q4, q8
-	WORD $0xf4028a0d // vst1.8 {d8-d9}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3022170 // veor q1, q1, q8
-	WORD $0xf4022a0d // vst1.8 {d2-d3}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30cc170 // veor q6, q6, q8
-	WORD $0xf402ca0d // vst1.8 {d12-d13}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30ee170 // veor q7, q7, q8
-	WORD $0xf402ea0d // vst1.8 {d14-d15}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3066170 // veor q3, q3, q8
-	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30aa170 // veor q5, q5, q8
-	WORD $0xf402aa0d // vst1.8 {d10-d11}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3044170 // veor q2, q2, q8
-	WORD $0xf4024a0d // vst1.8 {d4-d5}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3080150 // veor q0, q4, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3020150 // veor q0, q1, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf30c0150 // veor q0, q6, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf30e0150 // veor q0, q7, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3060150 // veor q0, q3, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf30a0150 // veor q0, q5, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3040150 // veor q0, q2, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
 	SUB.S $1, R6
 	BNE encryptXTSNEON_14
 	B encryptXTSNEON_done
@@ -42825,27 +42825,27 @@ decryptXTSNEON_10:
 	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
 	WORD $0xf3066170 // veor q3, q3, q8
 	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3088170 // veor q4, q4, q8
-	WORD $0xf4028a0d // vst1.8 {d8-d9}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30aa170 // veor q5, q5, q8
-	WORD $0xf402aa0d // vst1.8 {d10-d11}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30cc170 // veor q6, q6, q8
-	WORD $0xf402ca0d // vst1.8 {d12-d13}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30ee170 // veor q7, q7, q8
-	WORD $0xf402ea0d // vst1.8 {d14-d15}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3000170 // veor q0, q0, q8
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf3086156 // veor q3, q4, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf30a6156 // veor q3, q5, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf30c6156 // veor q3, q6, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf30e6156 // veor q3, q7, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf3000156 // veor q0, q0, q3
 	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3022170 // veor q1, q1, q8
-	WORD $0xf4022a0d // vst1.8 {d2-d3}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3044170 // veor q2, q2, q8
-	WORD $0xf4024a0d // vst1.8 {d4-d5}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3020150 // veor q0, q1, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3040150 // veor q0, q2, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
 	SUB.S $1, R6
 	BNE decryptXTSNEON_10
 	B decryptXTSNEON_done
@@ -47668,27 +47668,27 @@ decryptXTSNEON_12:
 	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
 	WORD $0xf3066170 // veor q3, q3, q8
 	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3088170 // veor q4, q4, q8
-	WORD $0xf4028a0d // vst1.8 {d8-d9}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30aa170 // veor q5, q5, q8
-	WORD $0xf402aa0d // vst1.8 {d10-d11}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30cc170 // veor q6, q6, q8
-	WORD $0xf402ca0d // vst1.8 {d12-d13}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30ee170 // veor q7, q7, q8
-	WORD $0xf402ea0d // vst1.8 {d14-d15}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3000170 // veor q0, q0, q8
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf3086156 // veor q3, q4, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf30a6156 // veor q3, q5, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf30c6156 // veor q3, q6, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf30e6156 // veor q3, q7, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf3000156 // veor q0, q0, q3
 	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3022170 // veor q1, q1, q8
-	WORD $0xf4022a0d // vst1.8 {d2-d3}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3044170 // veor q2, q2, q8
-	WORD $0xf4024a0d // vst1.8 {d4-d5}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3020150 // veor q0, q1, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3040150 // veor q0, q2, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
 	SUB.S $1, R6
 	BNE decryptXTSNEON_12
 	B decryptXTSNEON_done
@@ -53304,27 +53304,27 @@ decryptXTSNEON_14:
 	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
 	WORD $0xf3066170 // veor q3, q3, q8
 	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3088170 // veor q4, q4, q8
-	WORD $0xf4028a0d // vst1.8 {d8-d9}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30aa170 // veor q5, q5, q8
-	WORD $0xf402aa0d // vst1.8 {d10-d11}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30cc170 // veor q6, q6, q8
-	WORD $0xf402ca0d // vst1.8 {d12-d13}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf30ee170 // veor q7, q7, q8
-	WORD $0xf402ea0d // vst1.8 {d14-d15}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3000170 // veor q0, q0, q8
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf3086156 // veor q3, q4, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf30a6156 // veor q3, q5, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf30c6156 // veor q3, q6, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf30e6156 // veor q3, q7, q3
+	WORD $0xf4026a0d // vst1.8 {d6-d7}, [r2]!
+	WORD $0xf4286a0d // vld1.8 {d6-d7}, [r8]!
+	WORD $0xf3000156 // veor q0, q0, q3
 	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3022170 // veor q1, q1, q8
-	WORD $0xf4022a0d // vst1.8 {d2-d3}, [r2]!
-	WORD $0xf4680a0d // vld1.8 {d16-d17}, [r8]!
-	WORD $0xf3044170 // veor q2, q2, q8
-	WORD $0xf4024a0d // vst1.8 {d4-d5}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3020150 // veor q0, q1, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
+	WORD $0xf4280a0d // vld1.8 {d0-d1}, [r8]!
+	WORD $0xf3040150 // veor q0, q2, q0
+	WORD $0xf4020a0d // vst1.8 {d0-d1}, [r2]!
 	SUB.S $1, R6
 	BNE decryptXTSNEON_14
 	B decryptXTSNEON_done

@@ -10548,27 +10548,27 @@ encryptXTSNEON_10:
 	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
 	WORD $0x6e261c84 // eor v4.16b, v4.16b, v6.16b
 	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
-	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
-	WORD $0x6e261d06 // eor v6.16b, v8.16b, v6.16b
-	WORD $0x4c9f7046 // st1 {v6.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281ca5 // eor v5.16b, v5.16b, v8.16b
-	WORD $0x4c9f7045 // st1 {v5.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281ce7 // eor v7.16b, v7.16b, v8.16b
-	WORD $0x4c9f7047 // st1 {v7.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c63 // eor v3.16b, v3.16b, v8.16b
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241d04 // eor v4.16b, v8.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241ca4 // eor v4.16b, v5.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241ce4 // eor v4.16b, v7.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241c63 // eor v3.16b, v3.16b, v4.16b
 	WORD $0x4c9f7043 // st1 {v3.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c42 // eor v2.16b, v2.16b, v8.16b
+	WORD $0x4cdf7103 // ld1 {v3.16b}, [x8], #16
+	WORD $0x6e231c42 // eor v2.16b, v2.16b, v3.16b
 	WORD $0x4c9f7042 // st1 {v2.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c00 // eor v0.16b, v0.16b, v8.16b
+	WORD $0x4cdf7102 // ld1 {v2.16b}, [x8], #16
+	WORD $0x6e221c00 // eor v0.16b, v0.16b, v2.16b
 	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c21 // eor v1.16b, v1.16b, v8.16b
-	WORD $0x4c9f7041 // st1 {v1.16b}, [x2], #16
+	WORD $0x4cdf7100 // ld1 {v0.16b}, [x8], #16
+	WORD $0x6e201c20 // eor v0.16b, v1.16b, v0.16b
+	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
 	SUBS $1, R6
 	BNE encryptXTSNEON_10
 	B encryptXTSNEON_done
@@ -13301,27 +13301,27 @@ encryptXTSNEON_12:
 	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
 	WORD $0x6e261c84 // eor v4.16b, v4.16b, v6.16b
 	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
-	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
-	WORD $0x6e261d06 // eor v6.16b, v8.16b, v6.16b
-	WORD $0x4c9f7046 // st1 {v6.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281ca5 // eor v5.16b, v5.16b, v8.16b
-	WORD $0x4c9f7045 // st1 {v5.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281ce7 // eor v7.16b, v7.16b, v8.16b
-	WORD $0x4c9f7047 // st1 {v7.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c21 // eor v1.16b, v1.16b, v8.16b
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241d04 // eor v4.16b, v8.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241ca4 // eor v4.16b, v5.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241ce4 // eor v4.16b, v7.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241c21 // eor v1.16b, v1.16b, v4.16b
 	WORD $0x4c9f7041 // st1 {v1.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c63 // eor v3.16b, v3.16b, v8.16b
-	WORD $0x4c9f7043 // st1 {v3.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c00 // eor v0.16b, v0.16b, v8.16b
+	WORD $0x4cdf7101 // ld1 {v1.16b}, [x8], #16
+	WORD $0x6e211c61 // eor v1.16b, v3.16b, v1.16b
+	WORD $0x4c9f7041 // st1 {v1.16b}, [x2], #16
+	WORD $0x4cdf7101 // ld1 {v1.16b}, [x8], #16
+	WORD $0x6e211c00 // eor v0.16b, v0.16b, v1.16b
 	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c42 // eor v2.16b, v2.16b, v8.16b
-	WORD $0x4c9f7042 // st1 {v2.16b}, [x2], #16
+	WORD $0x4cdf7100 // ld1 {v0.16b}, [x8], #16
+	WORD $0x6e201c40 // eor v0.16b, v2.16b, v0.16b
+	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
 	SUBS $1, R6
 	BNE encryptXTSNEON_12
 	B encryptXTSNEON_done
@@ -16483,27 +16483,27 @@ encryptXTSNEON_14:
 	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
 	WORD $0x6e261ca5 // eor v5.16b, v5.16b, v6.16b
 	WORD $0x4c9f7045 // st1 {v5.16b}, [x2], #16
-	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
-	WORD $0x6e261d06 // eor v6.16b, v8.16b, v6.16b
-	WORD $0x4c9f7046 // st1 {v6.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c63 // eor v3.16b, v3.16b, v8.16b
+	WORD $0x4cdf7105 // ld1 {v5.16b}, [x8], #16
+	WORD $0x6e251d05 // eor v5.16b, v8.16b, v5.16b
+	WORD $0x4c9f7045 // st1 {v5.16b}, [x2], #16
+	WORD $0x4cdf7105 // ld1 {v5.16b}, [x8], #16
+	WORD $0x6e251c63 // eor v3.16b, v3.16b, v5.16b
 	WORD $0x4c9f7043 // st1 {v3.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281ce7 // eor v7.16b, v7.16b, v8.16b
-	WORD $0x4c9f7047 // st1 {v7.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c42 // eor v2.16b, v2.16b, v8.16b
+	WORD $0x4cdf7103 // ld1 {v3.16b}, [x8], #16
+	WORD $0x6e231ce3 // eor v3.16b, v7.16b, v3.16b
+	WORD $0x4c9f7043 // st1 {v3.16b}, [x2], #16
+	WORD $0x4cdf7103 // ld1 {v3.16b}, [x8], #16
+	WORD $0x6e231c42 // eor v2.16b, v2.16b, v3.16b
 	WORD $0x4c9f7042 // st1 {v2.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c21 // eor v1.16b, v1.16b, v8.16b
+	WORD $0x4cdf7102 // ld1 {v2.16b}, [x8], #16
+	WORD $0x6e221c21 // eor v1.16b, v1.16b, v2.16b
 	WORD $0x4c9f7041 // st1 {v1.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c00 // eor v0.16b, v0.16b, v8.16b
+	WORD $0x4cdf7101 // ld1 {v1.16b}, [x8], #16
+	WORD $0x6e211c00 // eor v0.16b, v0.16b, v1.16b
 	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c84 // eor v4.16b, v4.16b, v8.16b
-	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7100 // ld1 {v0.16b}, [x8], #16
+	WORD $0x6e201c80 // eor v0.16b, v4.16b, v0.16b
+	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
 	SUBS $1, R6
 	BNE encryptXTSNEON_14
 	B encryptXTSNEON_done
@@ -30154,27 +30154,27 @@ decryptXTSNEON_10:
 	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
 	WORD $0x6e261c84 // eor v4.16b, v4.16b, v6.16b
 	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
-	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
-	WORD $0x6e261d06 // eor v6.16b, v8.16b, v6.16b
-	WORD $0x4c9f7046 // st1 {v6.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281ce7 // eor v7.16b, v7.16b, v8.16b
-	WORD $0x4c9f7047 // st1 {v7.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281ca5 // eor v5.16b, v5.16b, v8.16b
-	WORD $0x4c9f7045 // st1 {v5.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c63 // eor v3.16b, v3.16b, v8.16b
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241d04 // eor v4.16b, v8.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241ce4 // eor v4.16b, v7.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241ca4 // eor v4.16b, v5.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241c63 // eor v3.16b, v3.16b, v4.16b
 	WORD $0x4c9f7043 // st1 {v3.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c00 // eor v0.16b, v0.16b, v8.16b
+	WORD $0x4cdf7103 // ld1 {v3.16b}, [x8], #16
+	WORD $0x6e231c00 // eor v0.16b, v0.16b, v3.16b
 	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c21 // eor v1.16b, v1.16b, v8.16b
-	WORD $0x4c9f7041 // st1 {v1.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c42 // eor v2.16b, v2.16b, v8.16b
-	WORD $0x4c9f7042 // st1 {v2.16b}, [x2], #16
+	WORD $0x4cdf7100 // ld1 {v0.16b}, [x8], #16
+	WORD $0x6e201c20 // eor v0.16b, v1.16b, v0.16b
+	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
+	WORD $0x4cdf7100 // ld1 {v0.16b}, [x8], #16
+	WORD $0x6e201c40 // eor v0.16b, v2.16b, v0.16b
+	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
 	SUBS $1, R6
 	BNE decryptXTSNEON_10
 	B decryptXTSNEON_done
@@ -33717,27 +33717,27 @@ decryptXTSNEON_12:
 	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
 	WORD $0x6e261c84 // eor v4.16b, v4.16b, v6.16b
 	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
-	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
-	WORD $0x6e261d06 // eor v6.16b, v8.16b, v6.16b
-	WORD $0x4c9f7046 // st1 {v6.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281ce7 // eor v7.16b, v7.16b, v8.16b
-	WORD $0x4c9f7047 // st1 {v7.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281ca5 // eor v5.16b, v5.16b, v8.16b
-	WORD $0x4c9f7045 // st1 {v5.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c63 // eor v3.16b, v3.16b, v8.16b
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241d04 // eor v4.16b, v8.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241ce4 // eor v4.16b, v7.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241ca4 // eor v4.16b, v5.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241c63 // eor v3.16b, v3.16b, v4.16b
 	WORD $0x4c9f7043 // st1 {v3.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c00 // eor v0.16b, v0.16b, v8.16b
+	WORD $0x4cdf7103 // ld1 {v3.16b}, [x8], #16
+	WORD $0x6e231c00 // eor v0.16b, v0.16b, v3.16b
 	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c21 // eor v1.16b, v1.16b, v8.16b
-	WORD $0x4c9f7041 // st1 {v1.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c42 // eor v2.16b, v2.16b, v8.16b
-	WORD $0x4c9f7042 // st1 {v2.16b}, [x2], #16
+	WORD $0x4cdf7100 // ld1 {v0.16b}, [x8], #16
+	WORD $0x6e201c20 // eor v0.16b, v1.16b, v0.16b
+	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
+	WORD $0x4cdf7100 // ld1 {v0.16b}, [x8], #16
+	WORD $0x6e201c40 // eor v0.16b, v2.16b, v0.16b
+	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
 	SUBS $1, R6
 	BNE decryptXTSNEON_12
 	B decryptXTSNEON_done
@@ -37849,27 +37849,27 @@ decryptXTSNEON_14:
 	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
 	WORD $0x6e261c84 // eor v4.16b, v4.16b, v6.16b
 	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
-	WORD $0x4cdf7106 // ld1 {v6.16b}, [x8], #16
-	WORD $0x6e261d06 // eor v6.16b, v8.16b, v6.16b
-	WORD $0x4c9f7046 // st1 {v6.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281ce7 // eor v7.16b, v7.16b, v8.16b
-	WORD $0x4c9f7047 // st1 {v7.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281ca5 // eor v5.16b, v5.16b, v8.16b
-	WORD $0x4c9f7045 // st1 {v5.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c63 // eor v3.16b, v3.16b, v8.16b
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241d04 // eor v4.16b, v8.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241ce4 // eor v4.16b, v7.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241ca4 // eor v4.16b, v5.16b, v4.16b
+	WORD $0x4c9f7044 // st1 {v4.16b}, [x2], #16
+	WORD $0x4cdf7104 // ld1 {v4.16b}, [x8], #16
+	WORD $0x6e241c63 // eor v3.16b, v3.16b, v4.16b
 	WORD $0x4c9f7043 // st1 {v3.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c00 // eor v0.16b, v0.16b, v8.16b
+	WORD $0x4cdf7103 // ld1 {v3.16b}, [x8], #16
+	WORD $0x6e231c00 // eor v0.16b, v0.16b, v3.16b
 	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c21 // eor v1.16b, v1.16b, v8.16b
-	WORD $0x4c9f7041 // st1 {v1.16b}, [x2], #16
-	WORD $0x4cdf7108 // ld1 {v8.16b}, [x8], #16
-	WORD $0x6e281c42 // eor v2.16b, v2.16b, v8.16b
-	WORD $0x4c9f7042 // st1 {v2.16b}, [x2], #16
+	WORD $0x4cdf7100 // ld1 {v0.16b}, [x8], #16
+	WORD $0x6e201c20 // eor v0.16b, v1.16b, v0.16b
+	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
+	WORD $0x4cdf7100 // ld1 {v0.16b}, [x8], #16
+	WORD $0x6e201c40 // eor v0.16b, v2.16b, v0.16b
+	WORD $0x4c9f7040 // st1 {v0.16b}, [x2], #16
 	SUBS $1, R6
 	BNE decryptXTSNEON_14
 	B decryptXTSNEON_done

@@ -46,6 +46,7 @@ const (
 	a32VLD1  = 0xF4200000 // element and structure load, multiple structures
 	a32VST1  = 0xF4000000
 	a32VLD1R = 0xF4A00C00 // single element to all lanes
+	a32VADD  = 0xF2200800 // 3 registers same length, A=1000, B=0, U=0, size 10 (.I32)
 	a32VLDR  = 0xED900B00 // cond=1110, U=1
 	a32VSTR  = 0xED800B00
 )
@@ -92,6 +93,15 @@ func (t ARM) Encode(in Inst) []string {
 		return []string{word(a32VMVN|qbit|vd(q(d))|vm(q(s[0])), "vmvn q%d, q%d", d, s[0])}
 	case Rev16:
 		return []string{word(a32VREV|2<<7|qbit|vd(q(d))|vm(q(s[0])), "vrev16.8 q%d, q%d", d, s[0])}
+	case Add:
+		return []string{three(a32VADD, "vadd.i32", d, s[0], s[1])}
+	case Rev32:
+		return []string{word(a32VREV|1<<18|1<<7|qbit|vd(q(d))|vm(q(s[0])), "vrev32.16 q%d, q%d", d, s[0])}
+	case LoadAt:
+		return []string{
+			word(a32VLDR|vd(q(d))|uint32(in.Base)<<16|uint32(in.Off/4), "vldr d%d, [r%d, #%d]", q(d), in.Base, in.Off),
+			word(a32VLDR|vd(q(d)+1)|uint32(in.Base)<<16|uint32(in.Off/4+2), "vldr d%d, [r%d, #%d]", q(d)+1, in.Base, in.Off+8),
+		}
 	case Rev64:
 		return []string{word(a32VREV|2<<18|qbit|vd(q(d))|vm(q(s[0])), "vrev64.32 q%d, q%d", d, s[0])}
 	case Shl:

@@ -33,7 +33,8 @@ const (
 	a64LD1R  = 0x4D40C800 // LD1R {Vt.4S}, [Xn]
 	a64STRQ  = 0x3D800000 // STR Qt, [Xn, #imm12*16]
 	a64LDRQ  = 0x3DC00000
-	a64ADDI  = 0x91000000 // ADD Xd, Xn, #imm12
+	a64ADD4S = 0x4EA08400 // ADD Vd.4S
+	a64REV32 = 0x6E600800 // REV32 Vd.8H
 )
 
 func r3(base uint32, name string, d, n, m V) string {
@@ -69,6 +70,12 @@ func (ARM64) Encode(in Inst) []string {
 		return []string{word(a64NOT|uint32(s[0])<<5|uint32(d), "not v%d.16b, v%d.16b", d, s[0])}
 	case Rev16:
 		return []string{word(a64REV16|uint32(s[0])<<5|uint32(d), "rev16 v%d.16b, v%d.16b", d, s[0])}
+	case Add:
+		return []string{word(a64ADD4S|uint32(s[1])<<16|uint32(s[0])<<5|uint32(d), "add v%d.4s, v%d.4s, v%d.4s", d, s[0], s[1])}
+	case Rev32:
+		return []string{word(a64REV32|uint32(s[0])<<5|uint32(d), "rev32 v%d.8h, v%d.8h", d, s[0])}
+	case LoadAt:
+		return []string{word(a64LDRQ|uint32(in.Off/16)<<10|uint32(in.Base)<<5|uint32(d), "ldr q%d, [x%d, #%d]", d, in.Base, in.Off)}
 	case Rev64:
 		return []string{word(a64REV64|uint32(s[0])<<5|uint32(d), "rev64 v%d.4s, v%d.4s", d, s[0])}
 	case Shl:

@@ -45,19 +45,22 @@ const (
 	Store                 // 16 bytes of a to pointer register Base, which advances
 	LoadDup64             // the 64 bits at Base+Off in both lanes (re-loadable)
 	LoadDup32             // the 32 bits at Base+Off in all four lanes (re-loadable)
+	LoadAt                // the 16 bytes at Base+Off (re-loadable)
+	Add                   // a + b in 32-bit lanes
+	Rev32                 // 16-bit halves swapped inside each 32-bit lane
 	mov                   // register copy (inserted by the allocator)
 )
 
 var kindNames = [...]string{"eor", "and", "orr", "bic", "not", "shl", "shr", "sri", "sli",
 	"rev16", "rev64", "bit", "trn1", "trn2", "trn", "swaphl", "const", "load", "store",
-	"loaddup64", "loaddup32", "mov"}
+	"loaddup64", "loaddup32", "loadat", "add", "rev32", "mov"}
 
 func (k Kind) String() string { return kindNames[k] }
 
 func (k Kind) tied() bool { return k == Sri || k == Sli || k == Bit }
 func (k Kind) pair() bool { return k == Trn || k == SwapHL }
 func (k Kind) remat() bool {
-	return k == Const || k == LoadDup64 || k == LoadDup32
+	return k == Const || k == LoadDup64 || k == LoadDup32 || k == LoadAt
 }
 
 // V is a virtual value.
@@ -101,6 +104,9 @@ func (p *Prog) Shr(a V, n, esize int) V    { return p.op(Shr, n, esize, a) }
 func (p *Prog) Sri(a, b V, n, esize int) V { return p.op(Sri, n, esize, a, b) }
 func (p *Prog) Sli(a, b V, n, esize int) V { return p.op(Sli, n, esize, a, b) }
 func (p *Prog) Rev16(a V) V                { return p.op(Rev16, 0, 0, a) }
+func (p *Prog) Rev32(a V) V                { return p.op(Rev32, 0, 0, a) }
+func (p *Prog) Add32(a, b V) V             { return p.op(Add, 0, 32, a, b) }
+func (p *Prog) LoadAt(base, off int) V     { return p.loadAt(LoadAt, base, off) }
 func (p *Prog) Rev64(a V) V                { return p.op(Rev64, 0, 0, a) }
 func (p *Prog) Bit(a, b, mask V) V         { return p.op(Bit, 0, 0, a, b, mask) }
 func (p *Prog) Trn1(a, b V, esize int) V   { return p.op(Trn1, 0, esize, a, b) }
@@ -290,6 +296,11 @@ func (p *Prog) Allocate(t Target, scratchReg int) (lines []string, slotsUsed int
 		switch {
 		case in.Kind == Store:
 			emit(t.Encode(phys))
+			for _, s := range in.Src {
+				if dies(s) {
+					release(s)
+				}
+			}
 		case in.Kind.tied() || in.Kind.pair():
 			ntied := 1
 			if in.Kind.pair() {
