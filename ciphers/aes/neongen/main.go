@@ -327,10 +327,13 @@ func (g *gen) colRot(x V, m int) V {
 }
 
 // mixColumns is mixColumnsAt(q, k, rk[r]); r < 0 means no round key.
+// Output plane i needs t[i-1] (t[7] for plane 0, and t[7] again for
+// planes 1, 3 and 4), r[i] and u[i], so the planes are computed in that
+// order, t[7] first, to keep few values live on ARMv7's 16 registers.
 func (g *gen) mixColumns(q *[8]V, k, r int) {
 	p := g.p
 	var rr, t, u [8]V
-	for i := range q {
+	step := func(i int) {
 		rr[i] = g.colRot(g.rotRow(q[i]), k)
 		t[i] = p.Eor(q[i], rr[i])
 		if k&1 == 0 {
@@ -345,14 +348,20 @@ func (g *gen) mixColumns(q *[8]V, k, r int) {
 		}
 		return p.Eor(v, g.roundKey(r, i))
 	}
-	q[0] = key(0, p.Xor3(t[7], rr[0], u[0]))
-	q[1] = key(1, p.Eor(p.Xor3(t[0], t[7], rr[1]), u[1]))
-	q[2] = key(2, p.Xor3(t[1], rr[2], u[2]))
-	q[3] = key(3, p.Eor(p.Xor3(t[2], t[7], rr[3]), u[3]))
-	q[4] = key(4, p.Eor(p.Xor3(t[3], t[7], rr[4]), u[4]))
-	q[5] = key(5, p.Xor3(t[4], rr[5], u[5]))
-	q[6] = key(6, p.Xor3(t[5], rr[6], u[6]))
-	q[7] = key(7, p.Xor3(t[6], rr[7], u[7]))
+	step(7)
+	var out [8]V
+	for i := 0; i < 8; i++ {
+		if i < 7 {
+			step(i)
+		}
+		prev := t[(i+7)%8]
+		v := p.Xor3(prev, rr[i], u[i])
+		if i == 1 || i == 3 || i == 4 {
+			v = p.Eor(v, t[7])
+		}
+		out[i] = key(i, v)
+	}
+	*q = out
 }
 
 func (g *gen) invMixColumns(q *[8]V, k, r int) {
