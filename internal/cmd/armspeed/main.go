@@ -167,7 +167,7 @@ func main() {
 	}
 	fmt.Printf("cryptvol vs OpenSSL and Botan under qemu-user (a proxy: emulation distorts ratios 3-10x),\n")
 	fmt.Printf("MB/s = 10^6 bytes per CPU second, mean of encrypt and decrypt, best of %d alternating rounds\n\n", *rounds)
-	fmt.Printf("%-10s %-9s %-18s %9s %9s %7s %9s %7s\n", "profile", "cipher", "cryptvol path", "cryptvol", "OpenSSL", "ratio", "Botan", "ratio")
+	fmt.Printf("%-10s %-9s %-24s %9s %9s %7s %9s %7s\n", "profile", "cipher", "cryptvol path", "cryptvol", "OpenSSL", "ratio", "Botan", "ratio")
 	for _, p := range run {
 		res := results[p.name]
 		for _, a := range algorithms {
@@ -180,7 +180,7 @@ func main() {
 			if v, ok := res["botan "+a.name]; ok && v > 0 {
 				botan, rbotan = fmt.Sprintf("%.1f", v/1e6), fmt.Sprintf("%.2fx", ours/v)
 			}
-			fmt.Printf("%-10s %-9s %-18s %9.1f %9s %7s %9s %7s\n", p.name, a.name, paths[p.name][a.name], ours/1e6, ossl, rossl, botan, rbotan)
+			fmt.Printf("%-10s %-9s %-24s %9.1f %9s %7s %9s %7s\n", p.name, a.name, paths[p.name][a.name], ours/1e6, ossl, rossl, botan, rbotan)
 		}
 	}
 }
@@ -261,7 +261,7 @@ func guest(p profile, root string, extraEnv []string, args ...string) *exec.Cmd 
 	return cmd
 }
 
-var workerLine = regexp.MustCompile(`^(\S+) ([0-9.e+]+) (\S+)$`)
+var workerLine = regexp.MustCompile(`^(\S+) ([0-9.e+]+) (.+)$`)
 
 func runWorker(tmp string, p profile, seconds float64) (map[string]float64, map[string]string, error) {
 	var env []string
