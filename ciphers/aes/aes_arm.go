@@ -12,25 +12,43 @@ var hasNEON = cpu.ARM.HasNEON
 
 func bestImpl() implementation { return supportedImpls()[0] }
 
-// supportedImpls lists every path that can run here, fastest first.
+// supportedImpls lists every path that can run here, the default first:
+// the constant-time ones fastest first, and the table path last unless
+// CRYPTVOL_AES_TABLES=1 chose it (see aes_table_arm.go).
 func supportedImpls() []implementation {
-	if hasNEON {
-		return []implementation{implNEON, implGeneric}
+	var l []implementation
+	if tablesRequested {
+		l = append(l, implTable)
 	}
-	return []implementation{implGeneric}
+	if hasNEON {
+		l = append(l, implNEON)
+	}
+	l = append(l, implGeneric)
+	if !tablesRequested {
+		l = append(l, implTable)
+	}
+	return l
 }
 
 func (c *Cipher) encryptBlocks(dst, src []byte) {
-	if c.impl == implNEON {
+	switch c.impl {
+	case implNEON:
 		neonBlocks(c, dst, src, false)
+		return
+	case implTable:
+		tableBlocks(c, dst, src, false)
 		return
 	}
 	encryptBlocksGeneric(c, dst, src)
 }
 
 func (c *Cipher) decryptBlocks(dst, src []byte) {
-	if c.impl == implNEON {
+	switch c.impl {
+	case implNEON:
 		neonBlocks(c, dst, src, true)
+		return
+	case implTable:
+		tableBlocks(c, dst, src, true)
 		return
 	}
 	decryptBlocksGeneric(c, dst, src)
@@ -39,16 +57,24 @@ func (c *Cipher) decryptBlocks(dst, src []byte) {
 func (c *Cipher) encryptCBC(dst, src, iv []byte) { encryptCBCGeneric(c, dst, src, iv) }
 
 func (c *Cipher) encryptXTS(dst, src, tweaks []byte, sectorSize int) {
-	if c.impl == implNEON {
+	switch c.impl {
+	case implNEON:
 		neonXTS(c, dst, src, tweaks, sectorSize, false)
+		return
+	case implTable:
+		tableXTS(c, dst, src, tweaks, sectorSize, false)
 		return
 	}
 	xtsGeneric(c, dst, src, tweaks, sectorSize, false)
 }
 
 func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
-	if c.impl == implNEON {
+	switch c.impl {
+	case implNEON:
 		neonXTS(c, dst, src, tweaks, sectorSize, true)
+		return
+	case implTable:
+		tableXTS(c, dst, src, tweaks, sectorSize, true)
 		return
 	}
 	xtsGeneric(c, dst, src, tweaks, sectorSize, true)

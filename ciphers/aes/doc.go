@@ -19,6 +19,12 @@
 //     the generic path's bitsliced, fixsliced algorithm on eight blocks per
 //     pass in 128-bit registers, two 64-bit planes per register, with the
 //     same round keys; constant-time like it (neongen/main.go);
+//   - "arm-tables (not constant-time; CRYPTVOL_AES_TABLES=1)": 32-bit ARM
+//     only, and only when that environment variable asks for it: FIPS-197
+//     rounds through lookup tables in ARM assembly (tablegen/main.go), for
+//     the Raspberry Pi 1, where the bitsliced code runs at about a fifth of
+//     OpenSSL's table-based speed. Table lookups leak key-dependent
+//     indices through the cache to other processes on the machine;
 //   - "generic-bitsliced": portable, constant-time Go with no lookup tables
 //     and no secret-dependent branches, for every other CPU: four blocks per
 //     pass in eight 64-bit bit planes, Boyar-Peralta S-box circuit, fixsliced

@@ -10,6 +10,7 @@ const (
 	implVAES
 	implARMv8
 	implNEON
+	implTable
 )
 
 func (i implementation) String() string {
@@ -22,6 +23,8 @@ func (i implementation) String() string {
 		return "armv8-ce"
 	case implNEON:
 		return "neon-bitsliced"
+	case implTable:
+		return "arm-tables (not constant-time; CRYPTVOL_AES_TABLES=1)"
 	}
 	return "generic-bitsliced"
 }
@@ -30,5 +33,6 @@ func (i implementation) String() string {
 var defaultImpl = bestImpl()
 
 // Implementation names the code path New uses on this CPU: "vaes-avx512",
-// "aes-ni", "armv8-ce", "neon-bitsliced" or "generic-bitsliced".
+// "aes-ni", "armv8-ce", "neon-bitsliced", "generic-bitsliced", or on
+// 32-bit ARM when CRYPTVOL_AES_TABLES=1 asks for it the table path.
 func Implementation() string { return defaultImpl.String() }

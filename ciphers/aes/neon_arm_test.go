@@ -17,3 +17,11 @@ func TestNEONSelected(t *testing.T) {
 		t.Fatalf("implementation %s, want %s", defaultImpl, implNEON)
 	}
 }
+
+// TestTablesOnlyWhenAsked: the table path, which is not constant-time, is
+// the default only when CRYPTVOL_AES_TABLES=1 chose it.
+func TestTablesOnlyWhenAsked(t *testing.T) {
+	if got := defaultImpl == implTable; got != (os.Getenv("CRYPTVOL_AES_TABLES") == "1") {
+		t.Fatalf("default %s with CRYPTVOL_AES_TABLES=%q", defaultImpl, os.Getenv("CRYPTVOL_AES_TABLES"))
+	}
+}

@@ -12,6 +12,8 @@
 //
 //	armv6       qemu-arm -cpu arm1176 (Raspberry Pi 1, no NEON): cryptvol
 //	            GOARM=6, Debian armel OpenSSL and Botan
+//	armv6-tables  the same with CRYPTVOL_AES_TABLES=1: cryptvol's AES
+//	            through lookup tables (not constant-time; an explicit choice)
 //	armv7       qemu-arm -cpu cortex-a7 (NEON; Pi 2/3 on a 32-bit OS):
 //	            cryptvol GOARM=7, Debian armhf OpenSSL and Botan
 //	arm64       qemu-aarch64 -cpu cortex-a72 with the AES instructions masked
@@ -52,11 +54,14 @@ type profile struct {
 	name, debArch, goarch, goarm string
 	qemu, cpu                    string
 	godebug, armcap, botanClear  string
+	workerEnv                    string // more environment for cryptvol
 	libdir                       string // the multiarch library directory in the root
 }
 
 var profiles = []profile{
 	{name: "armv6", debArch: "armel", goarch: "arm", goarm: "6", qemu: "qemu-arm-static", cpu: "arm1176", libdir: "arm-linux-gnueabi"},
+	{name: "armv6-tables", debArch: "armel", goarch: "arm", goarm: "6", qemu: "qemu-arm-static", cpu: "arm1176", libdir: "arm-linux-gnueabi",
+		workerEnv: "CRYPTVOL_AES_TABLES=1"},
 	{name: "armv7", debArch: "armhf", goarch: "arm", goarm: "7", qemu: "qemu-arm-static", cpu: "cortex-a7", libdir: "arm-linux-gnueabihf"},
 	{name: "arm64", debArch: "arm64", goarch: "arm64", qemu: "qemu-aarch64-static", cpu: "cortex-a72",
 		godebug: "cpu.aes=off", armcap: "1", botanClear: "armv8aes", libdir: "aarch64-linux-gnu"},
@@ -89,7 +94,7 @@ func main() {
 	seconds := flag.Float64("seconds", 1, "seconds per measurement")
 	roots := flag.String("roots", "/var/cache/cryptvol-armspeed", "directory of the unpacked Debian roots")
 	setup := flag.Bool("setup", false, "fetch and unpack the Debian packages into -roots, then exit")
-	only := flag.String("profiles", "armv6,armv7,arm64,arm64-aes", "profiles to run")
+	only := flag.String("profiles", "armv6,armv6-tables,armv7,arm64,arm64-aes", "profiles to run")
 	flag.Parse()
 	if *setup {
 		if err := setupRoots(*roots); err != nil {
@@ -167,7 +172,7 @@ func main() {
 	}
 	fmt.Printf("cryptvol vs OpenSSL and Botan under qemu-user (a proxy: emulation distorts ratios 3-10x),\n")
 	fmt.Printf("MB/s = 10^6 bytes per CPU second, mean of encrypt and decrypt, best of %d alternating rounds\n\n", *rounds)
-	fmt.Printf("%-10s %-9s %-24s %9s %9s %7s %9s %7s\n", "profile", "cipher", "cryptvol path", "cryptvol", "OpenSSL", "ratio", "Botan", "ratio")
+	fmt.Printf("%-12s %-9s %-24s %9s %9s %7s %9s %7s\n", "profile", "cipher", "cryptvol path", "cryptvol", "OpenSSL", "ratio", "Botan", "ratio")
 	for _, p := range run {
 		res := results[p.name]
 		for _, a := range algorithms {
@@ -180,7 +185,7 @@ func main() {
 			if v, ok := res["botan "+a.name]; ok && v > 0 {
 				botan, rbotan = fmt.Sprintf("%.1f", v/1e6), fmt.Sprintf("%.2fx", ours/v)
 			}
-			fmt.Printf("%-10s %-9s %-24s %9.1f %9s %7s %9s %7s\n", p.name, a.name, paths[p.name][a.name], ours/1e6, ossl, rossl, botan, rbotan)
+			fmt.Printf("%-12s %-9s %-24s %9.1f %9s %7s %9s %7s\n", p.name, a.name, paths[p.name][a.name], ours/1e6, ossl, rossl, botan, rbotan)
 		}
 	}
 }
@@ -267,6 +272,9 @@ func runWorker(tmp string, p profile, seconds float64) (map[string]float64, map[
 	var env []string
 	if p.godebug != "" {
 		env = append(env, "GODEBUG="+p.godebug)
+	}
+	if p.workerEnv != "" {
+		env = append(env, p.workerEnv)
 	}
 	cmd := guest(p, "", env, workerPath(tmp, p), "-worker", strconv.FormatFloat(seconds, 'f', -1, 64))
 	out, err := cmd.Output()
