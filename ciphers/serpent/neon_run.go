@@ -49,5 +49,3 @@ func run(c *Cipher, dst, src []byte, decrypt bool) {
 		clear(buf[:])
 	}
 }
-
-func xtsFused(c *Cipher, dst, src, tweaks []byte, sectorSize int, decrypt bool) bool { return false }
