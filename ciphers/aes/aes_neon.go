@@ -7,20 +7,17 @@ import "encoding/binary"
 // The bitsliced NEON kernels (aes_neon_arm.s, aes_neon_arm64.s, written by
 // neongen) run the portable path's algorithm on eight blocks per pass with
 // the same bitsliced round keys; nr is 10, 12 or 14 and n counts runs of
-// eight blocks. The XTS kernels XOR block i with the 16 bytes at x+16i
-// before and after the rounds.
+// eight blocks. Block i is XORed before and after the rounds with the 16
+// bytes at x+i*xstep: the XTS tweaks with xstep 16, or for ECB zeroBlock
+// with xstep 0 (one kernel serves both, at 16 loads and XORs per run).
 
 //go:noescape
-func encryptBlocksNEON(nr int, rk *state, dst, src *byte, n int)
+func encryptNEON(nr int, rk *state, dst, src, x *byte, xstep, n int)
 
 //go:noescape
-func decryptBlocksNEON(nr int, rk *state, dst, src *byte, n int)
+func decryptNEON(nr int, rk *state, dst, src, x *byte, xstep, n int)
 
-//go:noescape
-func encryptXTSNEON(nr int, rk *state, dst, src, x *byte, n int)
-
-//go:noescape
-func decryptXTSNEON(nr int, rk *state, dst, src, x *byte, n int)
+var zeroBlock [BlockSize]byte
 
 const neonRun = 8 * BlockSize
 
@@ -30,9 +27,9 @@ func neonBlocks(c *Cipher, dst, src []byte, decrypt bool) {
 	// Direct calls: through a func value the buffer would escape.
 	kernel := func(dst, src *byte, n int) {
 		if decrypt {
-			decryptBlocksNEON(c.rounds, &c.bsDec[0], dst, src, n)
+			decryptNEON(c.rounds, &c.bsDec[0], dst, src, &zeroBlock[0], 0, n)
 		} else {
-			encryptBlocksNEON(c.rounds, &c.bsEnc[0], dst, src, n)
+			encryptNEON(c.rounds, &c.bsEnc[0], dst, src, &zeroBlock[0], 0, n)
 		}
 	}
 	if n := len(src) / neonRun; n > 0 {
@@ -56,9 +53,9 @@ const neonXTSChunk = 4 * neonRun
 func neonXTS(c *Cipher, dst, src, tweaks []byte, sectorSize int, decrypt bool) {
 	kernel := func(dst, src, x *byte, n int) {
 		if decrypt {
-			decryptXTSNEON(c.rounds, &c.bsDec[0], dst, src, x, n)
+			decryptNEON(c.rounds, &c.bsDec[0], dst, src, x, BlockSize, n)
 		} else {
-			encryptXTSNEON(c.rounds, &c.bsEnc[0], dst, src, x, n)
+			encryptNEON(c.rounds, &c.bsEnc[0], dst, src, x, BlockSize, n)
 		}
 	}
 	var tw [neonXTSChunk]byte

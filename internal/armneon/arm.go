@@ -130,6 +130,10 @@ func (t ARM) Encode(in Inst) []string {
 		// no alignment, Rm = 13 (write back).
 		return []string{word(a32VLD1|vd(q(d))|uint32(in.Base)<<16|0xA<<8|13,
 			"vld1.8 {d%d-d%d}, [r%d]!", q(d), q(d)+1, in.Base)}
+	case LoadStep:
+		// As Load, with Rm = the step register.
+		return []string{word(a32VLD1|vd(q(d))|uint32(in.Base)<<16|0xA<<8|uint32(in.Off),
+			"vld1.8 {d%d-d%d}, [r%d], r%d", q(d), q(d)+1, in.Base, in.Off)}
 	case Store:
 		return []string{word(a32VST1|vd(q(s[0]))|uint32(in.Base)<<16|0xA<<8|13,
 			"vst1.8 {d%d-d%d}, [r%d]!", q(s[0]), q(s[0])+1, in.Base)}

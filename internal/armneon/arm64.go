@@ -98,6 +98,9 @@ func (ARM64) Encode(in Inst) []string {
 		return []string{movi(d, in.C)}
 	case Load:
 		return []string{word(a64LD1|uint32(in.Base)<<5|uint32(d), "ld1 {v%d.16b}, [x%d], #16", d, in.Base)}
+	case LoadStep:
+		// LD1 {Vt.16B}, [Xn], Xm: post-index by register.
+		return []string{word(0x4CC07000|uint32(in.Off)<<16|uint32(in.Base)<<5|uint32(d), "ld1 {v%d.16b}, [x%d], x%d", d, in.Base, in.Off)}
 	case Store:
 		return []string{word(a64ST1|uint32(in.Base)<<5|uint32(s[0]), "st1 {v%d.16b}, [x%d], #16", s[0], in.Base)}
 	case LoadDup64:

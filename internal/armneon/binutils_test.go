@@ -114,6 +114,8 @@ func everyForm(arm bool) []Inst {
 		Inst{Kind: Const, Dst: []V{4}, C: 0x00000000ffffffff},
 		Inst{Kind: Const, Dst: []V{8}, C: 0xffff0000ffff0000},
 		Inst{Kind: Load, Dst: []V{14}, Base: 1},
+		Inst{Kind: LoadStep, Dst: []V{13}, Base: 3, Off: 4},
+		Inst{Kind: LoadStep, Dst: []V{2}, Base: 8, Off: 12},
 		Inst{Kind: Store, Src: []V{9}, Base: 2},
 		Inst{Kind: LoadDup64, Dst: []V{13}, Base: 0, Off: 952},
 	)

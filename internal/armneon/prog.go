@@ -42,6 +42,7 @@ const (
 	SwapHL                // ARMv7 pair: a's high 64 bits <-> b's low 64 bits
 	Const                 // every 64-bit lane = C (a byte splat or byte mask)
 	Load                  // 16 bytes from pointer register Base, which advances
+	LoadStep              // 16 bytes from pointer register Base, which then advances by register Off
 	Store                 // 16 bytes of a to pointer register Base, which advances
 	LoadDup64             // the 64 bits at Base+Off in both lanes (re-loadable)
 	LoadDup32             // the 32 bits at Base+Off in all four lanes (re-loadable)
@@ -52,7 +53,7 @@ const (
 )
 
 var kindNames = [...]string{"eor", "and", "orr", "bic", "not", "shl", "shr", "sri", "sli",
-	"rev16", "rev64", "bit", "trn1", "trn2", "trn", "swaphl", "const", "load", "store",
+	"rev16", "rev64", "bit", "trn1", "trn2", "trn", "swaphl", "const", "load", "loadstep", "store",
 	"loaddup64", "loaddup32", "loadat", "add", "rev32", "mov"}
 
 func (k Kind) String() string { return kindNames[k] }
@@ -116,6 +117,14 @@ func (p *Prog) Rotl32(a V, n int) V        { return p.Sri(p.Shl(a, n, 32), a, 32
 func (p *Prog) Const(c uint64) V           { d := p.op(Const, 0, 0); p.last().C = c; return d }
 func (p *Prog) last() *Inst                { return &p.insts[len(p.insts)-1] }
 func (p *Prog) Load(base int) V            { d := p.op(Load, 0, 0); p.last().Base = base; return d }
+
+// LoadStep loads 16 bytes from pointer register base and advances it by
+// the value of register step (which may be zero: the same 16 bytes again).
+func (p *Prog) LoadStep(base, step int) V {
+	d := p.op(LoadStep, 0, 0)
+	p.last().Base, p.last().Off = base, step
+	return d
+}
 func (p *Prog) Store(a V, base int) {
 	p.insts = append(p.insts, Inst{Kind: Store, Src: []V{a}, Base: base})
 }
