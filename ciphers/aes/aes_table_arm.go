@@ -56,7 +56,7 @@ func tableBlocks(c *Cipher, dst, src []byte, decrypt bool) {
 	}
 }
 
-// tableXTS masks up to tableXTSChunk bytes at a time with their tweaks,
+// tableXTS masks up to 512 bytes at a time with their tweaks,
 // runs the block kernel over them, and masks again.
 func tableXTS(c *Cipher, dst, src, tweaks []byte, sectorSize int, decrypt bool) {
 	const chunk = 512
