@@ -6,7 +6,7 @@
 // (Prog), registers are assigned by a linear scan that spills to a scratch
 // area when the 16 (ARMv7) or 32 (arm64) vector registers run out, and
 // every vector instruction is printed as a WORD with its GNU assembler
-// mnemonic as the comment. The comments are what TestWordsMatchBinutils
+// mnemonic as the comment. The comments are what TestGeneratedWordsMatchBinutils
 // assembles with binutils to check each word; TestKnownEncodings checks a
 // table of encodings taken from the ARM Architecture Reference Manual.
 //
