@@ -8,8 +8,6 @@ import (
 	"os"
 )
 
-//go:generate go run ./tablegen
-
 // The table path (aes_table_arm.s, written by tablegen): FIPS-197 rounds
 // with 1 KiB lookup tables in ARM scalar assembly, for CPUs without NEON
 // (the Raspberry Pi 1) where the constant-time bitsliced code is several

@@ -4,8 +4,6 @@ package chacha20
 
 import "golang.org/x/sys/cpu"
 
-//go:generate go run ./neongen
-
 // xorKeyStreamNEON XORs lumps*1024 bytes of src with the key stream of
 // state's next lumps*16 blocks into dst and moves state[12] past them
 // (chacha20_arm.s, ARMv7 NEON); lanes holds 0..15, the blocks' counter
