@@ -19,7 +19,7 @@ type Cipher struct {
 	impl   implementation
 	enc    roundKeys            // for AES instructions, FIPS-197 byte order
 	dec    roundKeys            // equivalent-inverse-cipher keys (AESDEC / AESD)
-	bsEnc  [maxRounds + 1]state // bitsliced keys for the generic path
+	bsEnc  [maxRounds + 1]state // bitsliced keys for the generic and NEON paths
 	bsDec  [maxRounds + 1]state
 	arch   archKeys // key forms of architecture-specific paths
 }
@@ -45,7 +45,7 @@ func newWithImpl(key []byte, impl implementation) (*Cipher, error) {
 	}
 	c := &Cipher{impl: impl}
 	c.rounds = expandKey(key, &c.enc, &c.dec)
-	if impl == implGeneric {
+	if impl == implGeneric || impl == implNEON { // bitsliced paths
 		bitsliceKeys(&c.enc, c.rounds, &c.bsEnc, &c.bsDec)
 	}
 	c.setupArchKeys()
@@ -97,6 +97,18 @@ func encryptCBCGeneric(c *Cipher, dst, src, iv []byte) {
 		d := dst[i : i+BlockSize]
 		subtle.XORBytes(d, src[i:i+BlockSize], iv)
 		encryptBlocksGeneric(c, d, d)
+		copy(iv, d)
+	}
+}
+
+// encryptCBCByBlock chains one block at a time through the cipher's own
+// encryptBlocks, for paths whose keys are not the portable path's (the
+// ARMv8 instructions, the ARM tables) and that have no chain kernel.
+func encryptCBCByBlock(c *Cipher, dst, src, iv []byte) {
+	for i := 0; i < len(src); i += BlockSize {
+		d := dst[i : i+BlockSize]
+		subtle.XORBytes(d, src[i:i+BlockSize], iv)
+		c.encryptBlocks(d, d)
 		copy(iv, d)
 	}
 }

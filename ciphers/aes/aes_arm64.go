@@ -2,11 +2,7 @@
 
 package aes
 
-import (
-	"crypto/subtle"
-
-	"golang.org/x/sys/cpu"
-)
+import "golang.org/x/sys/cpu"
 
 // Kernels in aes_arm64.s (ARMv8 cryptography extension). rk points at
 // 16*(nr+1) bytes of round keys; nblocks, nsectors and sectorBlocks may be
@@ -28,11 +24,15 @@ var hasARMv8AES = cpu.ARM64.HasAES
 
 func bestImpl() implementation { return supportedImpls()[0] }
 
+// supportedImpls lists the paths, fastest first. Without the cryptography
+// extension (the Raspberry Pi 4's Cortex-A72 as its firmware configures
+// it; GODEBUG=cpu.aes=off masks it) the bitsliced NEON kernels run: every
+// arm64 CPU has NEON.
 func supportedImpls() []implementation {
 	if hasARMv8AES {
-		return []implementation{implARMv8, implGeneric}
+		return []implementation{implARMv8, implNEON, implGeneric}
 	}
-	return []implementation{implGeneric}
+	return []implementation{implNEON, implGeneric}
 }
 
 func (c *Cipher) encryptBlocks(dst, src []byte) {
@@ -40,27 +40,30 @@ func (c *Cipher) encryptBlocks(dst, src []byte) {
 		encryptBlocksARMv8(c.rounds, &c.enc[0], &dst[0], &src[0], len(src)/16)
 		return
 	}
+	if c.impl == implNEON {
+		neonBlocks(c, dst, src, false)
+		return
+	}
 	encryptBlocksGeneric(c, dst, src)
 }
 
-// encryptCBC chains through encryptBlocks: the portable chain would run the
-// bitsliced path, whose keys exist only for implGeneric ciphers.
+// encryptCBC: the portable chain runs the bitsliced path, whose keys
+// exist only for the bitsliced implementations.
 func (c *Cipher) encryptCBC(dst, src, iv []byte) {
-	if c.impl != implARMv8 {
-		encryptCBCGeneric(c, dst, src, iv)
+	if c.impl == implARMv8 {
+		encryptCBCByBlock(c, dst, src, iv)
 		return
 	}
-	for i := 0; i < len(src); i += BlockSize {
-		d := dst[i : i+BlockSize]
-		subtle.XORBytes(d, src[i:i+BlockSize], iv)
-		encryptBlocksARMv8(c.rounds, &c.enc[0], &d[0], &d[0], 1)
-		copy(iv, d)
-	}
+	encryptCBCGeneric(c, dst, src, iv)
 }
 
 func (c *Cipher) decryptBlocks(dst, src []byte) {
 	if c.impl == implARMv8 {
 		decryptBlocksARMv8(c.rounds, &c.dec[0], &dst[0], &src[0], len(src)/16)
+		return
+	}
+	if c.impl == implNEON {
+		neonBlocks(c, dst, src, true)
 		return
 	}
 	decryptBlocksGeneric(c, dst, src)
@@ -71,12 +74,20 @@ func (c *Cipher) encryptXTS(dst, src, tweaks []byte, sectorSize int) {
 		encryptXTSARMv8(c.rounds, &c.enc[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
 		return
 	}
+	if c.impl == implNEON {
+		neonXTS(c, dst, src, tweaks, sectorSize, false)
+		return
+	}
 	xtsGeneric(c, dst, src, tweaks, sectorSize, false)
 }
 
 func (c *Cipher) decryptXTS(dst, src, tweaks []byte, sectorSize int) {
 	if c.impl == implARMv8 {
 		decryptXTSARMv8(c.rounds, &c.dec[0], &dst[0], &src[0], &tweaks[0], len(tweaks)/16, sectorSize/16)
+		return
+	}
+	if c.impl == implNEON {
+		neonXTS(c, dst, src, tweaks, sectorSize, true)
 		return
 	}
 	xtsGeneric(c, dst, src, tweaks, sectorSize, true)

@@ -9,6 +9,8 @@ const (
 	implAESNI
 	implVAES
 	implARMv8
+	implNEON
+	implTable
 	implVAES2
 	implSSE2
 )
@@ -25,6 +27,10 @@ func (i implementation) String() string {
 		return "vaes-avx2"
 	case implSSE2:
 		return "sse2-bitsliced"
+	case implNEON:
+		return "neon-bitsliced"
+	case implTable:
+		return "arm-tables (not constant-time; CRYPTVOL_AES_TABLES=1)"
 	}
 	return "generic-bitsliced"
 }
@@ -33,5 +39,7 @@ func (i implementation) String() string {
 var defaultImpl = bestImpl()
 
 // Implementation names the code path New uses on this CPU: "vaes-avx512",
-// "vaes-avx2", "aes-ni", "armv8-ce", "sse2-bitsliced" or "generic-bitsliced".
+// "vaes-avx2", "aes-ni", "armv8-ce", "sse2-bitsliced", "neon-bitsliced",
+// "generic-bitsliced", or on 32-bit ARM when CRYPTVOL_AES_TABLES=1 asks
+// for it the table path.
 func Implementation() string { return defaultImpl.String() }

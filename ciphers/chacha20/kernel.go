@@ -19,6 +19,7 @@ const (
 	kernelAVX2
 	kernelSSSE3
 	kernelSSE2
+	kernelNEON
 )
 
 var genericKernel = kernel{kernelGeneric, "generic", 1}

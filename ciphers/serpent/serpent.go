@@ -7,7 +7,8 @@
 //
 // The cipher works on many blocks per call. The blocks are processed 16 per
 // register with AVX-512, 8 with AVX2 and 4 with SSE2 (every other amd64
-// CPU) on amd64, 4 with NEON on arm64, each
+// CPU) on amd64, 4 with NEON on arm64 and on 32-bit ARM with NEON (chosen
+// at run time from HWCAP), each
 // 32-bit vector lane holding one block and the S-boxes evaluated as boolean
 // circuits on whole registers; several registers' worth of blocks are
 // interleaved per loop. Elsewhere (and with the purego build tag) a portable
