@@ -27,11 +27,15 @@ const StretchRounds = 1 << 20
 // compressions in hardware. Different protectors' chains are independent
 // and run in parallel (see unlock.go). ctx is polled every 64Ki rounds.
 func stretch(ctx context.Context, initial *[32]byte, salt *[16]byte) ([32]byte, error) {
+	return stretchRounds(ctx, initial, salt, StretchRounds)
+}
+
+func stretchRounds(ctx context.Context, initial *[32]byte, salt *[16]byte, rounds uint64) ([32]byte, error) {
 	var rec [88]byte
 	copy(rec[32:], initial[:])
 	copy(rec[64:], salt[:])
 	var last [32]byte
-	for round := uint64(0); round < StretchRounds; round++ {
+	for round := uint64(0); round < rounds; round++ {
 		if round&0xffff == 0 && round != 0 {
 			if err := ctx.Err(); err != nil {
 				clear(rec[:])
