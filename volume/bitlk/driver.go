@@ -7,7 +7,10 @@
 //
 // The volume is presented as cryptsetup presents it through dm-crypt: the
 // original first sectors in their place, the metadata areas as zeros,
-// the rest decrypted in place (see layout.go). Volumes in the middle of a
+// the rest decrypted in place (see layout.go). It is writable: a write
+// is encrypted where the read came from, with the same IVs, so Windows
+// reads it back; the metadata areas take only zeros (volume.ErrReserved),
+// and the metadata itself is never rewritten. Volumes in the middle of a
 // conversion (partially encrypted or decrypted) and encrypt-on-write
 // ("used space only") volumes hold plaintext and ciphertext side by side
 // and are refused, as cryptsetup refuses them. Windows Vista's format is
@@ -120,6 +123,5 @@ func (driver) Unlock(ctx context.Context, r *volume.Request) (*volume.Unlocked, 
 		Segments:  segs,
 		Info:      m.info(o.index, size),
 		MasterKey: vk,
-		ReadOnly:  true,
 	}, nil
 }
