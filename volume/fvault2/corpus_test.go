@@ -205,4 +205,3 @@ func FuzzPlist(f *testing.F) {
 		}
 	})
 }
-
