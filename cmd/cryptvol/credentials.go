@@ -148,7 +148,7 @@ func (cf *credFlags) readPassword(a *app, fs *pflag.FlagSet, file, flagName, pro
 		return nil, nil
 	}
 	if cf.nonInteractive || !stdinIsTerminal() {
-		return nil, usageError(errors.New("no password given: use --password-file FILE (- for stdin), -p PASSWORD, or run on a terminal to be asked"))
+		return nil, usageError(errors.New("no password given: use --password-file FILE (- for stdin), -p PASSWORD, or run on a terminal to be asked (BitLocker: also --recovery-password=KEY or --startup-key FILE.BEK)"))
 	}
 	return promptPassword(a, prompt)
 }
