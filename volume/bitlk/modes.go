@@ -157,8 +157,7 @@ func (e *elephant) Decrypt(dst, src []byte, first uint64) {
 			load(d, p)
 			diffuserBDecrypt(d)
 			diffuserADecrypt(d)
-			store(p, d)
-			xorKey(p, keys[32*s:32*s+32])
+			storeXOR(p, d, keys[32*s:32*s+32])
 		}
 		dst = dst[n*ss:]
 		first += uint64(n)
@@ -178,8 +177,7 @@ func (e *elephant) Encrypt(dst, src []byte, first uint64) {
 		e.sectorKeys(keys, first)
 		for s := 0; s < n; s++ {
 			d := w[:ss/4]
-			load(d, src[s*ss:(s+1)*ss])
-			xorKeyWords(d, keys[32*s:32*s+32])
+			loadXOR(d, src[s*ss:(s+1)*ss], keys[32*s:32*s+32])
 			diffuserAEncrypt(d)
 			diffuserBEncrypt(d)
 			store(dst[s*ss:(s+1)*ss], d)
@@ -191,38 +189,54 @@ func (e *elephant) Encrypt(dst, src []byte, first uint64) {
 	e.cbc.Encrypt(out, out, start)
 }
 
+// load, store and their variants with the sector key move a sector
+// between bytes and little-endian words, eight words (one sector key's
+// worth) per step.
 func load(d []uint32, p []byte) {
-	for i := range d {
-		d[i] = binary.LittleEndian.Uint32(p[4*i:])
+	var zero [8]uint32
+	loadWords(d, p, &zero)
+}
+
+func loadXOR(d []uint32, p, key []byte) {
+	var k [8]uint32
+	load(k[:], key)
+	loadWords(d, p, &k)
+}
+
+func loadWords(d []uint32, p []byte, k *[8]uint32) {
+	for len(d) >= 8 && len(p) >= 32 {
+		q, w := p[:32], d[:8]
+		w[0], w[1] = binary.LittleEndian.Uint32(q[0:])^k[0], binary.LittleEndian.Uint32(q[4:])^k[1]
+		w[2], w[3] = binary.LittleEndian.Uint32(q[8:])^k[2], binary.LittleEndian.Uint32(q[12:])^k[3]
+		w[4], w[5] = binary.LittleEndian.Uint32(q[16:])^k[4], binary.LittleEndian.Uint32(q[20:])^k[5]
+		w[6], w[7] = binary.LittleEndian.Uint32(q[24:])^k[6], binary.LittleEndian.Uint32(q[28:])^k[7]
+		d, p = d[8:], p[32:]
 	}
 }
 
 func store(p []byte, d []uint32) {
-	for i, v := range d {
-		binary.LittleEndian.PutUint32(p[4*i:], v)
-	}
+	var zero [8]uint32
+	storeWords(p, d, &zero)
 }
 
-func xorKey(p, key []byte) {
-	k0 := binary.LittleEndian.Uint64(key)
-	k1 := binary.LittleEndian.Uint64(key[8:])
-	k2 := binary.LittleEndian.Uint64(key[16:])
-	k3 := binary.LittleEndian.Uint64(key[24:])
-	for ; len(p) >= 32; p = p[32:] {
-		binary.LittleEndian.PutUint64(p, binary.LittleEndian.Uint64(p)^k0)
-		binary.LittleEndian.PutUint64(p[8:], binary.LittleEndian.Uint64(p[8:])^k1)
-		binary.LittleEndian.PutUint64(p[16:], binary.LittleEndian.Uint64(p[16:])^k2)
-		binary.LittleEndian.PutUint64(p[24:], binary.LittleEndian.Uint64(p[24:])^k3)
-	}
-}
-
-func xorKeyWords(d []uint32, key []byte) {
+func storeXOR(p []byte, d []uint32, key []byte) {
 	var k [8]uint32
-	for i := range k {
-		k[i] = binary.LittleEndian.Uint32(key[4*i:])
-	}
-	for i := range d {
-		d[i] ^= k[i&7]
+	load(k[:], key)
+	storeWords(p, d, &k)
+}
+
+func storeWords(p []byte, d []uint32, k *[8]uint32) {
+	for len(d) >= 8 && len(p) >= 32 {
+		q, w := p[:32], d[:8]
+		binary.LittleEndian.PutUint32(q[0:], w[0]^k[0])
+		binary.LittleEndian.PutUint32(q[4:], w[1]^k[1])
+		binary.LittleEndian.PutUint32(q[8:], w[2]^k[2])
+		binary.LittleEndian.PutUint32(q[12:], w[3]^k[3])
+		binary.LittleEndian.PutUint32(q[16:], w[4]^k[4])
+		binary.LittleEndian.PutUint32(q[20:], w[5]^k[5])
+		binary.LittleEndian.PutUint32(q[24:], w[6]^k[6])
+		binary.LittleEndian.PutUint32(q[28:], w[7]^k[7])
+		d, p = d[8:], p[32:]
 	}
 }
 
@@ -240,24 +254,40 @@ const (
 	cyclesB = 3
 )
 
+// diffuserADecrypt keeps the last five words written in registers: each
+// step reads the words written two and five steps before it (across the
+// wrap from one cycle to the next too, since n > 5), so only the word it
+// updates comes from memory.
 func diffuserADecrypt(d []uint32) {
 	n := len(d)
-	m := n - 1
+	a1, a2, a3, a4, a5 := d[n-1], d[n-2], d[n-3], d[n-4], d[n-5]
 	for c := 0; c < cyclesA; c++ {
-		for i := 0; i < n; i += 4 {
-			d[i] += d[(i-2)&m] ^ bits.RotateLeft32(d[(i-5)&m], 9)
-			d[i+1] += d[(i-1)&m] ^ d[(i-4)&m]
-			d[i+2] += d[i] ^ bits.RotateLeft32(d[(i-3)&m], 13)
-			d[i+3] += d[i+1] ^ d[(i-2)&m]
+		for i := 0; i+4 <= len(d); i += 4 {
+			q := d[i : i+4]
+			x0 := q[0] + (a2 ^ bits.RotateLeft32(a5, 9))
+			x1 := q[1] + (a1 ^ a4)
+			x2 := q[2] + (x0 ^ bits.RotateLeft32(a3, 13))
+			x3 := q[3] + (x1 ^ a2)
+			q[0], q[1], q[2], q[3] = x0, x1, x2, x3
+			a1, a2, a3, a4, a5 = x3, x2, x1, x0, a1
 		}
 	}
 }
 
+// diffuserAEncrypt undoes diffuserADecrypt's steps from the last: the
+// words it reads (two and five places back) are not undone yet.
 func diffuserAEncrypt(d []uint32) {
 	n := len(d)
 	m := n - 1
 	for c := 0; c < cyclesA; c++ {
-		for i := n - 4; i >= 0; i -= 4 {
+		for i := n - 4; i >= 8; i -= 4 {
+			q := d[i-5 : i+4]
+			q[8] -= q[6] ^ q[3]
+			q[7] -= q[5] ^ bits.RotateLeft32(q[2], 13)
+			q[6] -= q[4] ^ q[1]
+			q[5] -= q[3] ^ bits.RotateLeft32(q[0], 9)
+		}
+		for i := 4; i >= 0; i -= 4 {
 			d[i+3] -= d[i+1] ^ d[(i-2)&m]
 			d[i+2] -= d[i] ^ bits.RotateLeft32(d[(i-3)&m], 13)
 			d[i+1] -= d[(i-1)&m] ^ d[(i-4)&m]
@@ -266,11 +296,22 @@ func diffuserAEncrypt(d []uint32) {
 	}
 }
 
+// Diffuser B reads ahead, two and five places on: words last written n-2
+// and n-5 steps before, so from memory, with index masks only for the
+// last eight words of each cycle.
 func diffuserBDecrypt(d []uint32) {
 	n := len(d)
 	m := n - 1
 	for c := 0; c < cyclesB; c++ {
-		for i := 0; i < n; i += 4 {
+		i := 0
+		for ; i+9 <= n; i += 4 {
+			q := d[i : i+9]
+			q[0] += q[2] ^ q[5]
+			q[1] += q[3] ^ bits.RotateLeft32(q[6], 10)
+			q[2] += q[4] ^ q[7]
+			q[3] += q[5] ^ bits.RotateLeft32(q[8], 25)
+		}
+		for ; i < n; i += 4 {
 			d[i] += d[(i+2)&m] ^ d[(i+5)&m]
 			d[i+1] += d[(i+3)&m] ^ bits.RotateLeft32(d[(i+6)&m], 10)
 			d[i+2] += d[(i+4)&m] ^ d[(i+7)&m]
@@ -283,11 +324,19 @@ func diffuserBEncrypt(d []uint32) {
 	n := len(d)
 	m := n - 1
 	for c := 0; c < cyclesB; c++ {
-		for i := n - 4; i >= 0; i -= 4 {
+		i := n - 4
+		for ; i+9 > n; i -= 4 {
 			d[i+3] -= d[(i+5)&m] ^ bits.RotateLeft32(d[(i+8)&m], 25)
 			d[i+2] -= d[(i+4)&m] ^ d[(i+7)&m]
 			d[i+1] -= d[(i+3)&m] ^ bits.RotateLeft32(d[(i+6)&m], 10)
 			d[i] -= d[(i+2)&m] ^ d[(i+5)&m]
+		}
+		for ; i >= 0; i -= 4 {
+			q := d[i : i+9]
+			q[3] -= q[5] ^ bits.RotateLeft32(q[8], 25)
+			q[2] -= q[4] ^ q[7]
+			q[1] -= q[3] ^ bits.RotateLeft32(q[6], 10)
+			q[0] -= q[2] ^ q[5]
 		}
 	}
 }
