@@ -20,23 +20,67 @@ const StretchRounds = 1 << 20
 //	last digest (32) | initial digest (32) | salt (16) | round counter (8, LE)
 //
 // starting from a zero last digest and counter. It is one serial chain of
-// 2^21 SHA-256 blocks (88 bytes pad to two), so the time goes into the
-// compression function: the record lives in one array, each round writes
-// its digest straight over the front and bumps the counter bytes in place.
-// With SHA-NI or ARMv8's SHA-256 instructions crypto/sha256 runs the
-// compressions in hardware. Different protectors' chains are independent
-// and run in parallel (see unlock.go). ctx is polled every 64Ki rounds.
+// 2^21 SHA-256 blocks (88 bytes pad to two), so all the time goes into
+// compressions and what surrounds them: stretchKernel picks SHA-NI
+// assembly on amd64 (sha256block_amd64.s), crypto/sha256's own assembly
+// where it has some, or the word kernel of sha256block.go. Different
+// protectors' chains are independent and run in parallel (unlock.go).
+// ctx is polled every 64Ki rounds.
 func stretch(ctx context.Context, initial *[32]byte, salt *[16]byte) ([32]byte, error) {
-	return stretchRounds(ctx, initial, salt, StretchRounds)
+	return stretchRounds(ctx, initial, salt, StretchRounds, stretchKernel)
 }
 
-func stretchRounds(ctx context.Context, initial *[32]byte, salt *[16]byte, rounds uint64) ([32]byte, error) {
+// A kernel runs the chain's rounds from the record's words.
+type kernel int
+
+const (
+	kernelSum256 kernel = iota // crypto/sha256.Sum256 on the record's bytes
+	kernelWords                // the Go word kernel
+	kernelSHANI                // the amd64 SHA-NI kernel
+)
+
+func (k kernel) String() string {
+	return [...]string{"crypto/sha256", "go-words", "sha-ni"}[k]
+}
+
+// pollEvery is how many rounds run between looks at the context.
+const pollEvery = 1 << 16
+
+func stretchRounds(ctx context.Context, initial *[32]byte, salt *[16]byte, rounds uint64, k kernel) ([32]byte, error) {
+	if k == kernelSum256 {
+		return stretchSum256(ctx, initial, salt, rounds)
+	}
+	s := newChainState(initial, salt)
+	defer s.wipe()
+	var saltWords [4]uint32
+	copy(saltWords[:], s.block2[:4])
+	defer clear(saltWords[:])
+	for done := uint64(0); done < rounds; {
+		if done != 0 {
+			if err := ctx.Err(); err != nil {
+				return [32]byte{}, err
+			}
+		}
+		n := min(rounds-done, pollEvery)
+		if k == kernelSHANI {
+			roundsSHANI(&s.last, (*[8]uint32)(s.block1[8:]), &saltWords, s.counter, n)
+			s.counter += n
+		} else {
+			s.roundsGeneric(n)
+		}
+		done += n
+	}
+	return s.digest(), nil
+}
+
+// stretchSum256 is the chain on the record's bytes with crypto/sha256.
+func stretchSum256(ctx context.Context, initial *[32]byte, salt *[16]byte, rounds uint64) ([32]byte, error) {
 	var rec [88]byte
 	copy(rec[32:], initial[:])
 	copy(rec[64:], salt[:])
 	var last [32]byte
 	for round := uint64(0); round < rounds; round++ {
-		if round&0xffff == 0 && round != 0 {
+		if round%pollEvery == 0 && round != 0 {
 			if err := ctx.Err(); err != nil {
 				clear(rec[:])
 				return [32]byte{}, err

@@ -3,6 +3,7 @@ package bitlk
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"strings"
@@ -32,17 +33,54 @@ func referenceStretch(initial [32]byte, salt [16]byte, rounds int) [32]byte {
 	return st.last
 }
 
+// kernels lists the stretch kernels this machine can run.
+func kernels() []kernel {
+	ks := []kernel{kernelSum256, kernelWords}
+	if haveSHANI {
+		ks = append(ks, kernelSHANI)
+	}
+	return ks
+}
+
 func TestStretchMatchesReference(t *testing.T) {
 	initial := sha256.Sum256([]byte("initial"))
 	var salt [16]byte
 	copy(salt[:], "0123456789abcdef")
-	for _, n := range []int{1, 2, 1000} {
-		got, err := stretchRounds(context.Background(), &initial, &salt, uint64(n))
+	t.Logf("this machine's kernel: %s (SHA-NI: %v)", stretchKernel, haveSHANI)
+	for _, k := range kernels() {
+		// 70000 crosses a context poll, where SHA-NI's chunks join.
+		for _, n := range []int{1, 2, 1000, 70000} {
+			got, err := stretchRounds(context.Background(), &initial, &salt, uint64(n), k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := referenceStretch(initial, salt, n); got != want {
+				t.Errorf("%s, %d rounds: %x, want %x", k, n, got, want)
+			}
+		}
+	}
+}
+
+// TestStretchKernelsAgree runs the full 2^20 rounds with every kernel from
+// random inputs (the corpus checks the default kernel end to end).
+func TestStretchKernelsAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full-length chains take seconds under emulation")
+	}
+	var initial [32]byte
+	var salt [16]byte
+	rand.Read(initial[:])
+	rand.Read(salt[:])
+	var first [32]byte
+	for i, k := range kernels() {
+		got, err := stretchRounds(context.Background(), &initial, &salt, StretchRounds, k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := referenceStretch(initial, salt, n); got != want {
-			t.Errorf("%d rounds: %x, want %x", n, got, want)
+		if i == 0 {
+			first = got
+		} else if got != first {
+			t.Errorf("%s: %x, %s gave %x", k, got, kernels()[0], first)
 		}
 	}
 }
@@ -52,8 +90,10 @@ func TestStretchCancels(t *testing.T) {
 	cancel()
 	var initial [32]byte
 	var salt [16]byte
-	if _, err := stretch(ctx, &initial, &salt); err != context.Canceled {
-		t.Fatalf("got %v, want context.Canceled", err)
+	for _, k := range kernels() {
+		if _, err := stretchRounds(ctx, &initial, &salt, StretchRounds, k); err != context.Canceled {
+			t.Fatalf("%s: got %v, want context.Canceled", k, err)
+		}
 	}
 }
 
