@@ -66,8 +66,8 @@
 	PADDD X9, X1 \
 	PADDD X10, X2
 
-// func roundsSHANI(last *[8]uint32, initial *[8]uint32, salt *[4]uint32, counter, n uint64)
-TEXT ·roundsSHANI(SB), NOSPLIT, $0-40
+// func roundsAsm(last *[8]uint32, initial *[8]uint32, salt *[4]uint32, counter, n uint64)
+TEXT ·roundsAsm(SB), NOSPLIT, $0-40
 	MOVQ last+0(FP), DI
 	MOVQ initial+8(FP), SI
 	MOVQ salt+16(FP), DX

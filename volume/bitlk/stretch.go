@@ -21,9 +21,10 @@ const StretchRounds = 1 << 20
 //
 // starting from a zero last digest and counter. It is one serial chain of
 // 2^21 SHA-256 blocks (88 bytes pad to two), so all the time goes into
-// compressions and what surrounds them: stretchKernel picks SHA-NI
-// assembly on amd64 (sha256block_amd64.s), crypto/sha256's own assembly
-// where it has some, or the word kernel of sha256block.go. Different
+// compressions and what surrounds them: stretchKernel picks assembly
+// with the SHA instructions (sha256block_amd64.s, sha256block_arm64.s),
+// crypto/sha256's own assembly where it has some, or the word kernel of
+// sha256block.go. Different
 // protectors' chains are independent and run in parallel (unlock.go).
 // ctx is polled every 64Ki rounds.
 func stretch(ctx context.Context, initial *[32]byte, salt *[16]byte) ([32]byte, error) {
@@ -36,11 +37,11 @@ type kernel int
 const (
 	kernelSum256 kernel = iota // crypto/sha256.Sum256 on the record's bytes
 	kernelWords                // the Go word kernel
-	kernelSHANI                // the amd64 SHA-NI kernel
+	kernelAsm                  // SHA-NI (amd64) or ARMv8 SHA2 (arm64) assembly
 )
 
 func (k kernel) String() string {
-	return [...]string{"crypto/sha256", "go-words", "sha-ni"}[k]
+	return [...]string{"crypto/sha256", "go-words", asmName}[k]
 }
 
 // pollEvery is how many rounds run between looks at the context.
@@ -62,8 +63,8 @@ func stretchRounds(ctx context.Context, initial *[32]byte, salt *[16]byte, round
 			}
 		}
 		n := min(rounds-done, pollEvery)
-		if k == kernelSHANI {
-			roundsSHANI(&s.last, (*[8]uint32)(s.block1[8:]), &saltWords, s.counter, n)
+		if k == kernelAsm {
+			roundsAsm(&s.last, (*[8]uint32)(s.block1[8:]), &saltWords, s.counter, n)
 			s.counter += n
 		} else {
 			s.roundsGeneric(n)

@@ -36,8 +36,8 @@ func referenceStretch(initial [32]byte, salt [16]byte, rounds int) [32]byte {
 // kernels lists the stretch kernels this machine can run.
 func kernels() []kernel {
 	ks := []kernel{kernelSum256, kernelWords}
-	if haveSHANI {
-		ks = append(ks, kernelSHANI)
+	if haveAsm {
+		ks = append(ks, kernelAsm)
 	}
 	return ks
 }
@@ -46,9 +46,9 @@ func TestStretchMatchesReference(t *testing.T) {
 	initial := sha256.Sum256([]byte("initial"))
 	var salt [16]byte
 	copy(salt[:], "0123456789abcdef")
-	t.Logf("this machine's kernel: %s (SHA-NI: %v)", stretchKernel, haveSHANI)
+	t.Logf("this machine's kernel: %s (assembly %s: %v)", stretchKernel, asmName, haveAsm)
 	for _, k := range kernels() {
-		// 70000 crosses a context poll, where SHA-NI's chunks join.
+		// 70000 crosses a context poll, where the assembly's chunks join.
 		for _, n := range []int{1, 2, 1000, 70000} {
 			got, err := stretchRounds(context.Background(), &initial, &salt, uint64(n), k)
 			if err != nil {
