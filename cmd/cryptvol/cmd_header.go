@@ -63,6 +63,9 @@ func runHeader(ctx context.Context, a *app, args []string) error {
 			return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", file))
 		}
 	}
+	if err := refuseForeign("header "+verb, dev); err != nil {
+		return err
+	}
 	head := make([]byte, 4096)
 	n, _ := dev.ReadAt(head, 0)
 	if luks.IsLUKS(head[:n]) || strings.HasPrefix(cf.typ, "luks") {
