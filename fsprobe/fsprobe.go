@@ -1,12 +1,15 @@
 // Package fsprobe recognises the filesystem at the start of a decrypted data
-// area (FAT12/16/32, exFAT, NTFS, ext2/3/4) from its first sectors, and
-// reports its label and serial or UUID the way blkid prints them.
+// area (FAT12/16/32, exFAT, NTFS, ext2/3/4, HFS+) from its first sectors,
+// and reports its label and serial or UUID the way blkid prints them. It
+// also names a BitLocker volume found there (still encrypted), which would
+// otherwise pass for the FAT or NTFS it imitates.
 //
 // A correct answer here is how the tests know a volume was decrypted with
 // the right key: the corpus volumes hold FAT filesystems with known serials.
 package fsprobe
 
 import (
+	"crypto/md5"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -16,7 +19,7 @@ import (
 
 // Result describes the filesystem found.
 type Result struct {
-	Type    string // "vfat", "exfat", "ntfs", "ext2", "ext3", "ext4"
+	Type    string // "vfat", "exfat", "ntfs", "ext2", "ext3", "ext4", "hfsplus", "BitLocker"
 	Version string // "FAT12", "FAT16", "FAT32" for vfat
 	Label   string
 	Serial  string // FAT/exFAT "DEAD-BABE", NTFS 16 hex digits
@@ -37,6 +40,11 @@ func Probe(r io.ReaderAt) (*Result, error) {
 		return nil, err
 	}
 	buf = buf[:n]
+	// BitLocker first: its boot sector carries an NTFS-like or (To Go) a
+	// FAT32 BPB.
+	if res := probeBitLocker(buf); res != nil {
+		return res, nil
+	}
 	if res := probeExt(buf); res != nil {
 		return res, nil
 	}
@@ -47,6 +55,9 @@ func Probe(r io.ReaderAt) (*Result, error) {
 		return res, nil
 	}
 	if res := probeFAT(buf); res != nil {
+		return res, nil
+	}
+	if res := probeHFSPlus(buf); res != nil {
 		return res, nil
 	}
 	return nil, ErrUnknown
@@ -144,4 +155,71 @@ func probeExt(b []byte) *Result {
 		Label: strings.TrimRight(string(sb[120:136]), "\x00"),
 		UUID:  fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16]),
 	}
+}
+
+// probeBitLocker recognises a BitLocker volume by its boot sector, as
+// blkid does: "-FVE-FS-" after the jump (Windows 7 and later: version 2,
+// Vista: 1), or BitLocker To Go's "MSWIN4.1" with the BitLocker GUID
+// 4967d63b-2e29-4ad8-8399-f6a339e3d001 (or its encrypt-on-write variant)
+// at offset 424.
+func probeBitLocker(b []byte) *Result {
+	if len(b) < 512 {
+		return nil
+	}
+	version := ""
+	switch {
+	case string(b[0:3]) == "\xeb\x52\x90":
+		version = "1"
+	case string(b[0:3]) == "\xeb\x58\x90":
+		version = "2"
+	default:
+		return nil
+	}
+	switch string(b[3:11]) {
+	case "-FVE-FS-":
+		return &Result{Type: "BitLocker", Version: version}
+	case "MSWIN4.1":
+		switch string(b[424:440]) {
+		case "\x3b\xd6\x67\x49\x29\x2e\xd8\x4a\x83\x99\xf6\xa3\x39\xe3\xd0\x01",
+			"\x3b\x4d\xa8\x92\x80\xdd\x0e\x4d\x9e\x4e\xb1\xe3\x28\x4e\xae\xd8":
+			return &Result{Type: "BitLocker", Version: version}
+		}
+	}
+	return nil
+}
+
+// hfsUUIDNamespace is the name space of the UUID blkid derives from an
+// HFS+ volume's 64-bit identifier (an MD5-based, version 3 UUID).
+var hfsUUIDNamespace = []byte{0xb3, 0xe2, 0x0f, 0x39, 0xf2, 0x92, 0x11, 0xd6, 0x97, 0xa4, 0x00, 0x30, 0x65, 0x43, 0xec, 0xac}
+
+// probeHFSPlus recognises the HFS+ (or HFSX) volume header at 1024, as
+// in FileVault 2 logical volumes, and derives the UUID blkid shows from
+// the volume identifier in its Finder information (bytes 104-111).
+func probeHFSPlus(b []byte) *Result {
+	if len(b) < 1024+512 {
+		return nil
+	}
+	h := b[1024:]
+	sig := string(h[0:2])
+	if sig != "H+" && sig != "HX" {
+		return nil
+	}
+	if v := binary.BigEndian.Uint16(h[2:]); (sig == "H+" && v != 4) || (sig == "HX" && v != 5) {
+		return nil
+	}
+	if bs := binary.BigEndian.Uint32(h[40:]); bs < 512 || bs&(bs-1) != 0 {
+		return nil
+	}
+	res := &Result{Type: "hfsplus"}
+	id := h[104:112]
+	if string(id) != "\x00\x00\x00\x00\x00\x00\x00\x00" {
+		m := md5.New()
+		m.Write(hfsUUIDNamespace)
+		m.Write(id)
+		u := m.Sum(nil)
+		u[6] = 0x30 | u[6]&0x0f
+		u[8] = 0x80 | u[8]&0x3f
+		res.UUID = fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	}
+	return res
 }

@@ -1,6 +1,7 @@
 package fsprobe
 
 import (
+	"crypto/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,5 +96,44 @@ func TestGarbage(t *testing.T) {
 	}
 	if _, err := Probe(strings.NewReader("short")); err == nil {
 		t.Fatal("short input accepted")
+	}
+}
+
+// TestBitLockerContainers: the raw BitLocker corpus images are named as
+// blkid names them, not as the FAT or NTFS their boot sectors imitate.
+func TestBitLockerContainers(t *testing.T) {
+	imgs := testdata.BitLockerImages(t)
+	for _, im := range imgs {
+		r := probeFile(t, im.Path)
+		if r.Type != "BitLocker" || r.Version != "2" {
+			t.Errorf("%s: %+v", im.Name, r)
+		}
+	}
+	if want := blkid(t, imgs[0].Path, "TYPE"); want != "BitLocker" {
+		t.Errorf("blkid says %q", want)
+	}
+}
+
+// TestHFSPlusUUID builds HFS+ volume headers with random identifiers and
+// checks the type and UUID against blkid's.
+func TestHFSPlusUUID(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 8; i++ {
+		img := make([]byte, 8192)
+		copy(img[1024:], "H+\x00\x04")
+		img[1024+41] = 0x10 // 4096-byte blocks
+		img[1024+47] = 2    // two of them
+		rand.Read(img[1024+104 : 1024+112])
+		p := filepath.Join(dir, "hfs.img")
+		if err := os.WriteFile(p, img, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := probeFile(t, p)
+		if r.Type != "hfsplus" {
+			t.Fatalf("type %q", r.Type)
+		}
+		if want := blkid(t, p, "UUID"); r.UUID != want {
+			t.Errorf("uuid %q, blkid says %q", r.UUID, want)
+		}
 	}
 }

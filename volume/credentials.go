@@ -18,19 +18,25 @@ type Credentials struct {
 	KeyfileSize   int64
 	// KeySlot restricts LUKS unlocking to one keyslot; nil tries them all.
 	KeySlot *int
+	// RecoveryPassword is a BitLocker 48-digit recovery password (one
+	// given as Password is tried as one too, as cryptsetup does).
+	RecoveryPassword []byte
+	// StartupKey is the path of a BitLocker startup key (.BEK) file; a
+	// .BEK file among Keyfiles is taken as one too (cryptsetup's
+	// --key-file).
+	StartupKey string
 }
 
-// Wipe zeroes the password in place.
+// Wipe zeroes the password and the recovery password in place.
 func (c *Credentials) Wipe() {
-	for i := range c.Password {
-		c.Password[i] = 0
-	}
+	clear(c.Password)
+	clear(c.RecoveryPassword)
 }
 
 // Options say how to look for and open a volume.
 type Options struct {
 	// Type forces a format: "" or "auto", "veracrypt", "truecrypt", "luks",
-	// "luks1", "luks2".
+	// "luks1", "luks2", "bitlk", "fvault2".
 	Type string
 	// Hash and Encryption are hints that skip trying other PRFs and cipher
 	// chains ("SHA-512", "AES-Twofish"...). Empty means try every one.

@@ -40,7 +40,11 @@ type Unlocked struct {
 	DataSize   int64
 	// FirstSector is the IV/tweak number of the data area's first sector.
 	FirstSector uint64
-	Info        Info
+	// Segments, when set, replace DataOffset and FirstSector: the data
+	// area (DataSize bytes) is these pieces in order, each with its own
+	// place on the device and first IV, or zeros (see Segment).
+	Segments []Segment
+	Info     Info
 	// ReadOnly is set for formats that cryptvol only reads (legacy
 	// TrueCrypt, LUKS requirement flags).
 	ReadOnly bool
@@ -126,7 +130,7 @@ func candidates(typ string, head []byte, hdr Device) ([]Driver, error) {
 			}
 		}
 		if len(out) == 0 {
-			return nil, fmt.Errorf("unknown volume type %q (want auto, veracrypt, truecrypt, luks, luks1 or luks2)", typ)
+			return nil, fmt.Errorf("unknown volume type %q (want auto, veracrypt, truecrypt, luks, luks1, luks2, bitlk or fvault2)", typ)
 		}
 		return out, nil
 	}

@@ -24,6 +24,10 @@ var (
 	// ErrProtected: a write refused because it would land in the hidden
 	// volume that --protect-hidden protects.
 	ErrProtected = errors.New("write refused: it would overwrite the protected hidden volume")
+	// ErrReserved: a write refused because it would put data where the
+	// format keeps its own metadata (BitLocker's metadata blocks, which
+	// the volume shows as zeros).
+	ErrReserved = errors.New("write refused: the range holds the volume format's own metadata")
 	// ErrOutOfRange: an access beyond the end of the data area.
 	ErrOutOfRange = errors.New("access beyond the end of the volume")
 	// ErrTruncated: a container file shorter than its data area, opened

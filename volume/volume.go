@@ -20,6 +20,7 @@ type Volume struct {
 	driver   Driver // that unlocked it; nil for New
 	mode     sector.Mode
 	u        *Unlocked
+	segs     []Segment // the data area, in order (one for most formats)
 	ss       int64
 	size     int64
 	readOnly bool
@@ -51,7 +52,7 @@ func newVolume(dev Device, u *Unlocked, o Options) (*Volume, error) {
 	if ss <= 0 || scratchSize%ss != 0 || u.DataSize%int64(ss) != 0 || u.DataOffset < 0 {
 		return nil, fmt.Errorf("%w: inconsistent data area (sector %d, size %d)", ErrDamaged, ss, u.DataSize)
 	}
-	if short := u.DataOffset + u.DataSize - dev.Size(); short > 0 {
+	if short := u.DataOffset + u.DataSize - dev.Size(); len(u.Segments) == 0 && short > 0 {
 		if !o.ReadOnly && !u.ReadOnly {
 			// A write beyond the end would grow the file with sectors
 			// that are not the volume's: refuse before touching it.
@@ -59,11 +60,16 @@ func newVolume(dev Device, u *Unlocked, o Options) (*Volume, error) {
 		}
 		o.warn(fmt.Sprintf("the data area ends %d bytes beyond the end of the file: the container is truncated", short))
 	}
+	segs, err := layoutSegments(u, int64(ss), dev, o)
+	if err != nil {
+		return nil, err
+	}
 	v := &Volume{
 		dev:      dev,
 		hdr:      dev,
 		mode:     sector.Parallel(u.Mode, runtime.GOMAXPROCS(0)),
 		u:        u,
+		segs:     segs,
 		ss:       int64(ss),
 		size:     u.DataSize,
 		readOnly: o.ReadOnly || u.ReadOnly,
@@ -131,19 +137,6 @@ func (v *Volume) ReadAt(p []byte, off int64) (int, error) {
 	return n, tail
 }
 
-// readSectors reads and decrypts whole sectors at data-area offset pos.
-func (v *Volume) readSectors(dst []byte, pos int64) error {
-	n, err := v.dev.ReadAt(dst, v.u.DataOffset+pos)
-	if n < len(dst) {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = fmt.Errorf("%w: the container file ends inside the data area (truncated)", ErrDamaged)
-		}
-		return err
-	}
-	v.mode.Decrypt(dst, dst, v.u.FirstSector+uint64(pos/v.ss))
-	return nil
-}
-
 // WriteAt encrypts and writes p at data-area offset off. Nothing is written
 // if the range is out of bounds, the volume is read-only or the range
 // touches a protected hidden volume.
@@ -156,6 +149,9 @@ func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
 	}
 	if ps := v.u.ProtectedSize; ps > 0 && off < v.u.ProtectedOffset+ps && off+int64(len(p)) > v.u.ProtectedOffset {
 		return 0, ErrProtected
+	}
+	if err := v.checkReserved(p, off); err != nil {
+		return 0, err
 	}
 	if !v.headerOK.Load() {
 		if err := v.checkHeader(); err != nil {
@@ -193,10 +189,7 @@ func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
 func (v *Volume) writeSectors(src []byte, pos int64) error {
 	bp := scratchPool.Get().(*[]byte)
 	defer scratchPool.Put(bp)
-	buf := (*bp)[:len(src)]
-	v.mode.Encrypt(buf, src, v.u.FirstSector+uint64(pos/v.ss))
-	_, err := v.dev.WriteAt(buf, v.u.DataOffset+pos)
-	return err
+	return v.storeSectors((*bp)[:len(src)], src, pos)
 }
 
 // writePartial does a read-modify-write of the one sector holding pos and
@@ -213,9 +206,7 @@ func (v *Volume) writePartial(p []byte, pos int64) (int, error) {
 		return 0, err
 	}
 	k := copy(buf[pos-sec:], p)
-	v.mode.Encrypt(buf, buf, v.u.FirstSector+uint64(sec/v.ss))
-	_, err := v.dev.WriteAt(buf, v.u.DataOffset+sec)
-	if err != nil {
+	if err := v.storeSectors(buf, buf, sec); err != nil {
 		return 0, err
 	}
 	return k, nil

@@ -73,6 +73,9 @@ func runHeader(ctx context.Context, a *app, args []string) error {
 			return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", file))
 		}
 	}
+	if err := refuseForeign("header "+verb, dev); err != nil {
+		return err
+	}
 	if luks.Present(dev) || strings.HasPrefix(cf.typ, "luks") || (verb == "restore" && luksFile(file)) {
 		return luksHeader(a, dev, verb, path, file, *force)
 	}

@@ -57,7 +57,8 @@ Writes are queued and applied in order while the next ones arrive, so an
 error such as a full volume is reported by the next write, close or fsync
 of the same file; fsync returns once the data is on the disk.
 
-Every format opens: VeraCrypt, TrueCrypt, LUKS1/2, hidden volumes (--hidden),
+Every format opens: VeraCrypt, TrueCrypt, LUKS1/2, BitLocker (--raw: the NTFS
+or FAT inside for ntfs-3g or mtools), FileVault 2, hidden volumes (--hidden),
 and --protect-hidden makes an outer volume refuse writes that would land in
 its hidden volume (the writing program gets EPERM and the filesystem then
 refuses all writes until unmounted, as TrueCrypt does).

@@ -46,6 +46,13 @@ func TestMountScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
 			"sleep":    cmdSleep,
+			// unpack NAME VAR: as in TestScripts.
+			"unpack": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: unpack NAME VAR")
+				}
+				ts.Setenv(args[1], testdata.Unpack(t, args[0]))
+			},
 		},
 		Condition: func(cond string) (bool, error) {
 			switch {

@@ -61,6 +61,13 @@ func runPasswd(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fl, 1, 1); err != nil {
 		return err
 	}
+	if d, err := volume.OpenDevice(fl.Arg(0), true); err == nil {
+		err = refuseForeign("passwd", d)
+		d.Close()
+		if err != nil {
+			return err
+		}
+	}
 	old, o, err := cf.resolve(a, fl, false)
 	if err != nil {
 		return err

@@ -31,6 +31,10 @@ type credFlags struct {
 	keyfileOffset  int64
 	keyfileSize    int64
 	nonInteractive bool
+	// BitLocker: a recovery password (the flag without a value asks
+	// for it) and a startup key file.
+	recoveryPassword string
+	startupKey       string
 
 	protectHidden      bool
 	hiddenPasswordFile string
@@ -50,7 +54,7 @@ func addCredFlags(fs *pflag.FlagSet) *credFlags {
 	fs.StringArrayVarP(&cf.keyfiles, "keyfile", "k", nil, "keyfile (repeatable); for LUKS the key file replaces the passphrase")
 	fs.BoolVar(&cf.hidden, "hidden", false, "open the hidden volume inside the outer one")
 	fs.BoolVar(&cf.system, "system", false, "open a system-encrypted disk or partition image")
-	fs.StringVar(&cf.typ, "type", "auto", "volume type: auto, veracrypt, truecrypt, luks, luks1, luks2")
+	fs.StringVar(&cf.typ, "type", "auto", "volume type: auto, veracrypt, truecrypt, luks, luks1, luks2, bitlk, fvault2")
 	fs.StringVar(&cf.hash, "hash", "", "only try this PRF (SHA-512, Whirlpool, SHA-256, BLAKE2s-256, Streebog, RIPEMD-160, SHA-1, argon2id)")
 	fs.StringVar(&cf.encryption, "encryption", "", "only try this cipher or cascade (AES, Serpent, AES-Twofish, ...)")
 	fs.StringVar(&cf.header, "header", "", "detached LUKS header `FILE`")
@@ -58,7 +62,12 @@ func addCredFlags(fs *pflag.FlagSet) *credFlags {
 	fs.Int64Var(&cf.keyfileOffset, "keyfile-offset", 0, "LUKS: skip `N` bytes of the key file")
 	fs.Int64Var(&cf.keyfileSize, "keyfile-size", 0, "LUKS: read at most `N` bytes of the key file")
 	fs.BoolVar(&cf.nonInteractive, "non-interactive", false, "never prompt; fail if something is missing")
+	fs.StringVar(&cf.recoveryPassword, "recovery-password", "", "BitLocker: the 48-digit recovery `KEY` (without a value: ask for it); one given as the password works too")
+	fs.StringVar(&cf.startupKey, "startup-key", "", "BitLocker: the startup key `FILE` (.BEK); -k FILE.BEK works too")
+	fs.StringVar(&cf.startupKey, "bekfile", "", "BitLocker: dislocker's name for --startup-key")
+	fs.MarkHidden("bekfile")
 	fs.Lookup("password").NoOptDefVal = ""
+	fs.Lookup("recovery-password").NoOptDefVal = ""
 	return cf
 }
 
@@ -74,7 +83,22 @@ func (cf *credFlags) addProtectFlags(fs *pflag.FlagSet) {
 // opens the volume.
 func (cf *credFlags) resolve(a *app, fs *pflag.FlagSet, readOnly bool) (volume.Credentials, volume.Options, error) {
 	var c volume.Credentials
-	pw, err := cf.readPassword(a, fs, cf.passwordFile, "password", "Enter password: ", len(cf.keyfiles) > 0)
+	rp, err := cf.readRecoveryPassword(a, fs)
+	if err != nil {
+		return c, volume.Options{}, err
+	}
+	c.RecoveryPassword = rp
+	c.StartupKey = cf.startupKey
+	// Other secrets stand in for the password; a BitLocker volume with a
+	// clear key needs none at all (VOLUME is every command's first
+	// argument).
+	other := len(cf.keyfiles) > 0 || rp != nil || cf.startupKey != ""
+	if !other && cf.passwordFile == "" && !fs.Changed("password") && fs.NArg() > 0 &&
+		volume.OpensWithoutCredentials(fs.Arg(0), volume.Options{Type: cf.typ}) {
+		other = true
+		cf.nonInteractive = true // nothing to ask for
+	}
+	pw, err := cf.readPassword(a, fs, cf.passwordFile, "password", "Enter password: ", other)
 	if err != nil {
 		return c, volume.Options{}, err
 	}
@@ -128,10 +152,25 @@ func (cf *credFlags) readPassword(a *app, fs *pflag.FlagSet, file, flagName, pro
 		return nil, nil
 	}
 	if cf.nonInteractive || !stdinIsTerminal() {
-		return nil, usageError(errors.New("no password given: use --password-file FILE (- for stdin), -p PASSWORD, or run on a terminal to be asked"))
+		return nil, usageError(errors.New("no password given: use --password-file FILE (- for stdin), -p PASSWORD, or run on a terminal to be asked (BitLocker: also --recovery-password=KEY or --startup-key FILE.BEK)"))
 	}
 	cf.prompted = true
 	return promptPassword(a, prompt)
+}
+
+// readRecoveryPassword takes --recovery-password's value, or asks for it
+// on a terminal when the flag has none. nil means the flag was not given.
+func (cf *credFlags) readRecoveryPassword(a *app, fs *pflag.FlagSet) ([]byte, error) {
+	if !fs.Changed("recovery-password") {
+		return nil, nil
+	}
+	if cf.recoveryPassword != "" {
+		return []byte(cf.recoveryPassword), nil
+	}
+	if cf.nonInteractive || !stdinIsTerminal() {
+		return nil, usageError(errors.New("--recovery-password without a value asks for it on a terminal: give it as --recovery-password=KEY or in --password-file"))
+	}
+	return promptPassword(a, "Enter BitLocker recovery password: ")
 }
 
 func stdinIsTerminal() bool { return term.IsTerminal(int(os.Stdin.Fd())) }

@@ -62,7 +62,7 @@ func exitCodeFor(err error) int {
 		return exitAuth
 	case errors.Is(err, volume.ErrDamaged), errors.Is(err, volume.ErrUnsupported):
 		return exitDamaged
-	case errors.Is(err, volume.ErrProtected), errors.Is(err, volume.ErrExists), errors.Is(err, fs.ErrExist):
+	case errors.Is(err, volume.ErrProtected), errors.Is(err, volume.ErrReserved), errors.Is(err, volume.ErrExists), errors.Is(err, fs.ErrExist):
 		return exitDestroy
 	case errors.Is(err, volume.ErrReadOnly), errors.Is(err, volume.ErrLocked),
 		errors.Is(err, volume.ErrHeaderChanged), errors.Is(err, volume.ErrForeignBackup):

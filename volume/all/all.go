@@ -5,6 +5,8 @@
 package all
 
 import (
-	_ "github.com/cryptvol/cryptvol/volume/luks"   // LUKS1 and LUKS2
-	_ "github.com/cryptvol/cryptvol/volume/tcrypt" // TrueCrypt and VeraCrypt
+	_ "github.com/cryptvol/cryptvol/volume/bitlk"   // BitLocker and BitLocker To Go
+	_ "github.com/cryptvol/cryptvol/volume/fvault2" // FileVault 2 (CoreStorage)
+	_ "github.com/cryptvol/cryptvol/volume/luks"    // LUKS1 and LUKS2
+	_ "github.com/cryptvol/cryptvol/volume/tcrypt"  // TrueCrypt and VeraCrypt
 )
