@@ -44,11 +44,12 @@ func TestWriteAndRevert(t *testing.T) {
 			p := testdata.CopyFile(t, im.Path)
 			os.Chmod(p, 0o644)
 			creds := tc.pick(im)
+			// Before the writable open: its lock refuses other opens.
+			m := metadataOf(t, p)
 			v, err := volume.OpenWith(t.Context(), p, creds, volume.Options{Type: "bitlk"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := metadataOf(t, p)
 			segs, _ := m.segments(v.Size())
 			// One write per segment boundary (across it where the next
 			// segment takes data), and one over the first sectors.
