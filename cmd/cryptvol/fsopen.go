@@ -94,6 +94,11 @@ func openFAT(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path
 	if err != nil {
 		return nil, nil, err
 	}
+	return openFATOn(a, v, path, mode)
+}
+
+// openFATOn is openFAT on a volume already open (and closes it on error).
+func openFATOn(a *app, v *volume.Volume, path string, mode fatMode) (*fat.FS, func() error, error) {
 	ffs, err := fat.OpenWithOptions(v, v.Size(), fat.Options{ReadOnly: mode == fatRead, NoRecovery: mode == fatRepair})
 	if err != nil {
 		if errors.Is(err, fat.ErrNotFAT) || errors.Is(err, fat.ErrTooSmall) {
