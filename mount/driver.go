@@ -93,7 +93,8 @@ func FindDriver(fstype string) (string, error) {
 	if p, err := exec.LookPath(spec.bin); err == nil {
 		return p, nil
 	}
-	for _, d := range []string{"/usr/bin", "/usr/sbin", "/bin", "/sbin", "/usr/local/bin", "/opt/homebrew/bin"} {
+	// An ordinary user's PATH may leave out the sbin directories.
+	for _, d := range []string{"/usr/sbin", "/sbin"} {
 		if p := d + "/" + spec.bin; isExecutableFile(p) {
 			return p, nil
 		}

@@ -43,10 +43,10 @@ func TestMountScripts(t *testing.T) {
 			env.Defer(func() { cleanupMounts(env.T(), env.WorkDir, run) })
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: withFSImageCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
 			"sleep":    cmdSleep,
-		},
+		}),
 		Condition: func(cond string) (bool, error) {
 			switch {
 			case cond == "fuse":
