@@ -102,6 +102,47 @@ func FindDriver(fstype string) (string, error) {
 	return "", fmt.Errorf("%w: writing %s needs %s (install the %s package, e.g. apt-get install %s)", ErrNoDriver, fstype, spec.bin, spec.pkg, spec.pkg)
 }
 
+// ErrDriverSetuid means the driver is installed setuid root (as ntfs-3g
+// must be on Debian for users to mount with it) while the user's FUSE
+// mounts are closed to root: the driver, running as root, cannot open the
+// raw file.
+var ErrDriverSetuid = errors.New("the driver runs setuid root and cannot open a user's raw FUSE file")
+
+// DriverNeedsAllowRoot reports whether the raw mount under the driver for
+// fstype must let root in (Options.AllowRoot): the driver is setuid root
+// and this process is not root. It returns an error wrapping
+// ErrDriverSetuid when that is so but /etc/fuse.conf does not allow it
+// (no user_allow_other).
+func DriverNeedsAllowRoot(fstype string) (bool, error) {
+	bin, err := FindDriver(fstype)
+	if err != nil {
+		return false, err
+	}
+	fi, err := os.Stat(bin)
+	if err != nil || fi.Mode()&os.ModeSetuid == 0 || os.Geteuid() == 0 {
+		return false, nil
+	}
+	if !userAllowOther() {
+		return false, fmt.Errorf("%w: %s is installed setuid root (so that users can mount with it), and a user's FUSE mount is closed to root unless /etc/fuse.conf has the line user_allow_other; add it (cryptvol then lets only you and root reach the raw file, with allow_root), or mount as root", ErrDriverSetuid, bin)
+	}
+	return true, nil
+}
+
+// userAllowOther reports whether /etc/fuse.conf lets users mount with
+// allow_other and allow_root.
+func userAllowOther() bool {
+	b, err := os.ReadFile("/etc/fuse.conf")
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) == "user_allow_other" {
+			return true
+		}
+	}
+	return false
+}
+
 func isExecutableFile(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0

@@ -523,9 +523,11 @@ func startMount(v *volume.Volume, mf *mountFlags, e *mount.Entry, table mount.Ta
 // the filesystem's own user-space driver (fuse2fs, ntfs-3g) on it at the
 // mount point: the files with full read-write semantics, without root.
 func startDriverMount(v *volume.Volume, fstype string, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, *mount.Driver, error) {
-	if _, err := mount.FindDriver(fstype); err != nil {
+	allowRoot, err := mount.DriverNeedsAllowRoot(fstype)
+	if err != nil {
 		return nil, nil, withCode(exitDamaged, err)
 	}
+	mo.AllowRoot = allowRoot
 	aux := table.AuxDir(e.PID)
 	if err := os.MkdirAll(aux, 0o700); err != nil {
 		return nil, nil, withCode(exitIO, err)

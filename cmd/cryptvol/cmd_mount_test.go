@@ -53,6 +53,9 @@ func TestMountScripts(t *testing.T) {
 				return mount.Available() == nil, nil
 			case cond == "root":
 				return os.Geteuid() == 0, nil
+			case strings.HasPrefix(cond, "file:"): // [file:/usr/sbin/fuse2fs]
+				_, err := os.Stat(strings.TrimPrefix(cond, "file:"))
+				return err == nil, nil
 			}
 			if ok, known := toolCondition(cond); known {
 				return ok, nil

@@ -65,7 +65,7 @@ func fsError(err error) error {
 func notFATError(v *volume.Volume, path string, write bool, err error) error {
 	if r, perr := fsprobe.Probe(v); perr == nil && r.Type != "vfat" {
 		if write {
-			return withCode(exitDamaged, fmt.Errorf("writing %s needs `cryptvol mount` (coming) — read-only here (ls, get, df, info work)", r.Type))
+			return withCode(exitDamaged, fmt.Errorf("writing %s is not supported — read-only here (ls, get, df, info work)", r.Type))
 		}
 		return withCode(exitDamaged, fmt.Errorf("checking %s is not built in yet — read-only here (ls, get, df, info work)", r.Type))
 	}

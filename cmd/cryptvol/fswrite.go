@@ -153,7 +153,8 @@ func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volAr
 		space = r.Statfs()
 		r.Close()
 	}
-	if _, err := mount.FindDriver(fstype); err != nil {
+	allowRoot, err := mount.DriverNeedsAllowRoot(fstype)
+	if err != nil {
 		return fail(withCode(exitDamaged, err))
 	}
 	if err := mount.Available(); err != nil {
@@ -171,7 +172,7 @@ func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volAr
 		}
 	}
 	container, _ := filepath.Abs(volArg)
-	m, err := mount.MountRaw(rawDir, v, mount.Options{FsName: container, Container: container})
+	m, err := mount.MountRaw(rawDir, v, mount.Options{FsName: container, Container: container, AllowRoot: allowRoot})
 	if err != nil {
 		os.RemoveAll(tmp)
 		return fail(withCode(exitIO, err))
