@@ -33,8 +33,14 @@ func init() {
 
 Makes the volume appear at DIR, an existing empty directory:
 
-  (default)     the files inside (the FAT filesystem) as an ordinary folder,
-                read-write, without root (FUSE; fusermount3 from fuse3).
+  (default)     the files inside as an ordinary folder, read-write, without
+                root (FUSE; fusermount3 from fuse3). FAT is served by
+                cryptvol itself; ext2/3/4 and NTFS by their own user-space
+                drivers, fuse2fs (package fuse2fs) and ntfs-3g (package
+                ntfs-3g), run on the decrypted data area that cryptvol
+                serves in a private raw mount ('cryptvol list' shows them
+                as "driver"). A setuid-root ntfs-3g (Debian's) run by a user
+                needs user_allow_other in /etc/fuse.conf.
   --raw         DIR holds one file, "volume": the decrypted data area, byte
                 for byte, read-write. Format or inspect it with any tool
                 (mkfs.ext4 DIR/volume, mtools, e2fsck ...).

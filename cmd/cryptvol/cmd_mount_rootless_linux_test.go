@@ -18,7 +18,8 @@ const rootlessUID = 65534
 // TestMountRootless runs the mount scripts that need no root
 // (mount_files: ordinary file operations on a mounted FAT volume, checked
 // with ls/get and fsck.fat afterwards; mount_raw: the same through --raw
-// and mtools; mount_ext4 and mount_ntfs: an ext4 LUKS2 and an NTFS
+// and mtools; mount_exfat: an exFAT volume served by package exfat;
+// mount_ext4 and mount_ntfs: an ext4 LUKS2 and an NTFS
 // VeraCrypt volume mounted through fuse2fs and ntfs-3g, written, then
 // checked by e2fsck -fn and ntfsfix -n; mount_fs_write: put/rm/mkdir/mv
 // on ext4, NTFS and exFAT) as an unprivileged user, mounting through the setuid
@@ -68,7 +69,7 @@ func TestMountRootless(t *testing.T) {
 	if err := os.Chown(tmp, rootlessUID, rootlessUID); err != nil {
 		t.Fatal(err)
 	}
-	scripts := []string{"mount_files", "mount_raw"}
+	scripts := []string{"mount_files", "mount_raw", "mount_exfat"}
 	// ext4 (LUKS2) and NTFS (VeraCrypt) mounted and written through
 	// fuse2fs and ntfs-3g, where they are installed.
 	for _, s := range []struct{ name, tool string }{

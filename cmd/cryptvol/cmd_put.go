@@ -20,8 +20,10 @@ func init() {
 		summary: "copy files or directories into a volume",
 		usage: `Usage: cryptvol put VOLUME SRC... [DESTDIR] [-r] [--force] [credentials]
 
-Copies local files (and, with -r, directories) into the FAT filesystem
-inside VOLUME. With one SRC the destination is / unless given; with several,
+Copies local files (and, with -r, directories) into the filesystem inside
+VOLUME: FAT and exFAT written by cryptvol itself, ext2/3/4 and NTFS through
+fuse2fs and ntfs-3g on a private mount for the length of the command (no
+root; see 'cryptvol help mount'). With one SRC the destination is / unless given; with several,
 the last argument is the destination directory inside the volume, as with
 cp. A single file may also be given a new name: put VOLUME a.txt /b.txt.
 Existing files in the volume are kept unless --force. Modification times

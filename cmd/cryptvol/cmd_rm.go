@@ -14,7 +14,8 @@ func init() {
 		summary: "remove files or directories inside a volume",
 		usage: `Usage: cryptvol rm VOLUME PATH... [-r] [credentials]
 
-Removes files from the FAT filesystem inside VOLUME; directories need -r.
+Removes files from the filesystem inside VOLUME (FAT, exFAT, ext2/3/4,
+NTFS, as put writes them); directories need -r.
 A damaged entry is removed by the name 'cryptvol ls' shows for it (with
 '?' for each forbidden character). On a filesystem with cross-linked files
 nothing is removed (exit 3): removing one of two files sharing clusters
