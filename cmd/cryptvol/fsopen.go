@@ -25,7 +25,7 @@ func openFS(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path 
 	if err != nil {
 		v.Close()
 		if errors.Is(err, filesystem.ErrUnknown) {
-			return nil, nil, withCode(exitDamaged, fmt.Errorf("the volume holds no filesystem cryptvol recognises (FAT, ext2/3/4, NTFS); to create a FAT one (erasing the volume's content): 'cryptvol format %s --filesystem fat'", path))
+			return nil, nil, withCode(exitDamaged, fmt.Errorf("the volume holds no filesystem cryptvol recognises (FAT, exFAT, ext2/3/4, NTFS); to create a FAT one (erasing the volume's content): 'cryptvol format %s --filesystem fat'", path))
 		}
 		return nil, nil, withCode(exitDamaged, err)
 	}
