@@ -132,88 +132,120 @@ func (t exfatTree) Statfs() filesystem.Statfs {
 
 // driverTree is a writeTree on the mount point of a stacked driver,
 // reached through an os.Root so that no name (nor a link in the volume)
-// leads outside it.
+// leads outside it. Until the first change it reads through the
+// in-process reader and mounts nothing, so a command refused by its
+// checks (a file that exists, too little space, a missing name) leaves
+// the volume as it was, superblock and all.
 type driverTree struct {
 	typ   string
-	root  *os.Root
+	ro    filesystem.FS // before the mount
+	root  *os.Root      // after it
 	space filesystem.Statfs
+	mount func() (*os.Root, error)
+	err   error // of the mount, once tried
 }
 
-// openDriverTree serves v's raw data area in a private directory, stacks
-// the filesystem's driver on it in another, and opens that as a tree.
+// openDriverTree opens v's filesystem for reading; the first change
+// serves v's raw data area in a private directory, stacks the
+// filesystem's driver on it in another, and goes on through that.
 func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volArg string) (writeTree, func() error, error) {
 	fail := func(err error) (writeTree, func() error, error) {
 		v.Close()
 		return nil, nil, err
 	}
-	// The space as the filesystem records it, read before the driver
-	// has it (for put's check that everything fits).
-	var space filesystem.Statfs
-	if r, err := filesystem.OpenAs(fstype, v, v.Size(), filesystem.Options{}); err == nil {
-		space = r.Statfs()
-		r.Close()
+	ro, err := filesystem.OpenAs(fstype, v, v.Size(), filesystem.Options{})
+	if err != nil {
+		return fail(fsError(err))
 	}
+	// Refused before anything is read further: no driver, no FUSE.
 	allowRoot, err := mount.DriverNeedsAllowRoot(fstype)
-	if err != nil {
-		return fail(withCode(exitDamaged, err))
-	}
-	if err := mount.Available(); err != nil {
-		return fail(withCode(exitIO, fmt.Errorf("writing %s goes through %s, which needs FUSE: %w", fstype, mount.DriverName(fstype), err)))
-	}
-	tmp, err := os.MkdirTemp("", "cryptvol-write-")
-	if err != nil {
-		return fail(withCode(exitIO, err))
-	}
-	rawDir, filesDir := filepath.Join(tmp, "raw"), filepath.Join(tmp, "files")
-	for _, d := range []string{rawDir, filesDir} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			os.RemoveAll(tmp)
-			return fail(withCode(exitIO, err))
+	if err == nil {
+		if aerr := mount.Available(); aerr != nil {
+			err = withCode(exitIO, fmt.Errorf("writing %s goes through %s, which needs FUSE: %w", fstype, mount.DriverName(fstype), aerr))
 		}
+	} else {
+		err = withCode(exitDamaged, err)
 	}
-	container, _ := filepath.Abs(volArg)
-	m, err := mount.MountRaw(rawDir, v, mount.Options{FsName: container, Container: container, AllowRoot: allowRoot})
 	if err != nil {
-		os.RemoveAll(tmp)
-		return fail(withCode(exitIO, err))
+		ro.Close()
+		return fail(err)
 	}
-	drv, err := mount.StartDriver(fstype, filepath.Join(rawDir, mount.RawFileName), filesDir, mount.DriverOptions{})
-	if err != nil {
-		m.Shutdown()
-		os.RemoveAll(tmp)
-		return fail(withCode(exitDamaged, err))
+	t := &driverTree{typ: fstype, ro: ro, space: ro.Statfs()}
+	var (
+		tmp string
+		m   *mount.Mount
+		drv *mount.Driver
+	)
+	t.mount = func() (*os.Root, error) {
+		t.ro.Close()
+		t.ro = nil
+		var err error
+		if tmp, err = os.MkdirTemp("", "cryptvol-write-"); err != nil {
+			return nil, withCode(exitIO, err)
+		}
+		rawDir, filesDir := filepath.Join(tmp, "raw"), filepath.Join(tmp, "files")
+		for _, d := range []string{rawDir, filesDir} {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return nil, withCode(exitIO, err)
+			}
+		}
+		container, _ := filepath.Abs(volArg)
+		if m, err = mount.MountRaw(rawDir, v, mount.Options{FsName: container, Container: container, AllowRoot: allowRoot}); err != nil {
+			return nil, withCode(exitIO, err)
+		}
+		if drv, err = mount.StartDriver(fstype, filepath.Join(rawDir, mount.RawFileName), filesDir, mount.DriverOptions{}); err != nil {
+			return nil, withCode(exitDamaged, err)
+		}
+		// Nobody else reaches the files while they change: the driver's
+		// mount is the user's alone (no allow_other), in a private
+		// directory.
+		root, err := os.OpenRoot(filesDir)
+		if err != nil {
+			return nil, withCode(exitIO, err)
+		}
+		return root, nil
 	}
-	// Nobody else reaches the files while they change: the driver's
-	// mount is the user's alone (no allow_other), in a private directory.
-	root, err := os.OpenRoot(filesDir)
 	done := func() error {
-		if root != nil {
-			root.Close()
+		var err error
+		if t.ro != nil {
+			t.ro.Close()
+		}
+		if t.root != nil {
+			t.root.Close()
 		}
 		// The driver writes everything it holds into the raw file and
 		// exits; only then may the raw mount (and the volume) go.
-		err := drv.Unmount(false, 5*time.Minute)
-		if errors.Is(err, mount.ErrBusy) {
-			err = drv.Unmount(true, 5*time.Minute)
+		if drv != nil {
+			err = drv.Unmount(false, 5*time.Minute)
+			if errors.Is(err, mount.ErrBusy) {
+				err = drv.Unmount(true, 5*time.Minute)
+			}
+			if err != nil {
+				err = fmt.Errorf("finishing the writes through %s: %w", drv.Name(), err)
+			}
 		}
-		if serr := m.Shutdown(); err == nil {
-			err = serr
+		if m != nil {
+			if serr := m.Shutdown(); err == nil {
+				err = serr
+			}
 		}
 		if cerr := v.Close(); err == nil {
 			err = cerr
 		}
-		if err == nil {
+		if tmp != "" && err == nil {
 			os.RemoveAll(tmp) // two empty directories
-		} else {
-			err = fmt.Errorf("finishing the writes through %s: %w", drv.Name(), err)
 		}
 		return err
 	}
-	if err != nil {
-		done()
-		return nil, nil, withCode(exitIO, err)
+	return t, done, nil
+}
+
+// writable mounts the driver on the first change.
+func (t *driverTree) writable() error {
+	if t.root == nil && t.err == nil {
+		t.root, t.err = t.mount()
 	}
-	return &driverTree{typ: fstype, root: root, space: space}, done, nil
+	return t.err
 }
 
 // rel is name inside the root.
@@ -241,11 +273,17 @@ func volErr(name string, err error) error {
 func (t *driverTree) Type() string { return t.typ }
 
 func (t *driverTree) Stat(name string) (fs.FileInfo, error) {
+	if t.root == nil {
+		return t.ro.Lstat(name)
+	}
 	fi, err := t.root.Lstat(rel(name))
 	return fi, volErr(name, err)
 }
 
 func (t *driverTree) ReadDir(name string) ([]fs.DirEntry, error) {
+	if t.root == nil {
+		return t.ro.ReadDir(name)
+	}
 	d, err := t.root.Open(rel(name))
 	if err != nil {
 		return nil, volErr(name, err)
@@ -255,23 +293,43 @@ func (t *driverTree) ReadDir(name string) ([]fs.DirEntry, error) {
 	return ents, volErr(name, err)
 }
 
-func (t *driverTree) Mkdir(name string) error { return volErr(name, t.root.Mkdir(rel(name), 0o755)) }
+// change runs op on the root once the driver is mounted.
+func (t *driverTree) change(name string, op func(r *os.Root, p string) error) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	return volErr(name, op(t.root, rel(name)))
+}
+
+func (t *driverTree) Mkdir(name string) error {
+	return t.change(name, func(r *os.Root, p string) error { return r.Mkdir(p, 0o755) })
+}
+
 func (t *driverTree) MkdirAll(name string) error {
-	return volErr(name, t.root.MkdirAll(rel(name), 0o755))
+	return t.change(name, func(r *os.Root, p string) error { return r.MkdirAll(p, 0o755) })
 }
-func (t *driverTree) Remove(name string) error    { return volErr(name, t.root.Remove(rel(name))) }
-func (t *driverTree) RemoveAll(name string) error { return volErr(name, t.root.RemoveAll(rel(name))) }
+
+func (t *driverTree) Remove(name string) error { return t.change(name, (*os.Root).Remove) }
+
+func (t *driverTree) RemoveAll(name string) error { return t.change(name, (*os.Root).RemoveAll) }
+
 func (t *driverTree) Rename(oldpath, newpath string) error {
-	return volErr(oldpath, t.root.Rename(rel(oldpath), rel(newpath)))
+	return t.change(oldpath, func(r *os.Root, p string) error { return r.Rename(p, rel(newpath)) })
 }
+
 func (t *driverTree) Chtimes(name string, atime, mtime time.Time) error {
-	return volErr(name, t.root.Chtimes(rel(name), atime, mtime))
+	return t.change(name, func(r *os.Root, p string) error { return r.Chtimes(p, atime, mtime) })
 }
 
 func (t *driverTree) CreateExcl(name string, perm fs.FileMode) (io.WriteCloser, error) {
-	f, err := t.root.OpenFile(rel(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	var f *os.File
+	err := t.change(name, func(r *os.Root, p string) error {
+		var err error
+		f, err = r.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		return err
+	})
 	if err != nil {
-		return nil, volErr(name, err)
+		return nil, err
 	}
 	return f, nil
 }
