@@ -2,8 +2,11 @@
 // area and the users of its files (the CLI's ls/get/df/info, the FUSE
 // files front end): Open recognises the filesystem with fsprobe and returns
 // an FS backed by the right implementation — FAT12/16/32 (package fat,
-// read-write), ext2/3/4 (package ext4, read-only) or NTFS (package ntfs,
-// read-only) — so that callers never know which one they have.
+// read-write), exFAT (package exfat, read-write), ext2/3/4 (package ext4,
+// read-only) or NTFS (package ntfs, read-only) — so that callers never know
+// which one they have. (ext2/3/4 and NTFS are written by their own
+// user-space drivers, fuse2fs and ntfs-3g, stacked on a raw FUSE file: see
+// package mount.)
 //
 // # The contract every implementation keeps
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cryptvol/cryptvol/exfat"
 	"github.com/cryptvol/cryptvol/ext4"
 	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/fsprobe"
@@ -61,7 +62,11 @@ func OpenAs(typ string, dev io.ReaderAt, size int64, opts Options) (FS, error) {
 		}
 		return &ntfsFS{f}, nil
 	case "exfat":
-		return nil, fmt.Errorf("%w: exFAT cannot be read yet", ErrUnsupported)
+		f, err := exfat.OpenWithOptions(dev, size, exfat.Options{ReadOnly: !opts.Writable})
+		if err != nil {
+			return nil, classify(err, exfatErrors)
+		}
+		return &exfatFS{f}, nil
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnsupported, typ)
 }

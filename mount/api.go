@@ -31,6 +31,10 @@ type Options struct {
 	// AllowOther lets other users see the mount (needs user_allow_other in
 	// /etc/fuse.conf when not root).
 	AllowOther bool
+	// AllowRoot, for MountRaw, lets root in too (besides the user who
+	// mounts), as a setuid-root driver stacked on the raw file needs (see
+	// DriverNeedsAllowRoot); it needs user_allow_other in /etc/fuse.conf.
+	AllowRoot bool
 	// UID and GID own every file; -1 (or the zero Options) means the
 	// mounting process's.
 	UID, GID int

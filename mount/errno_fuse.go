@@ -7,11 +7,12 @@ import (
 	iofs "io/fs"
 	"syscall"
 
+	"github.com/cryptvol/cryptvol/exfat"
 	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
-// errno maps the fat and volume packages' errors onto the errno a POSIX
+// errno maps the fat, exfat and volume packages' errors onto the errno a POSIX
 // filesystem returns for the same condition. Anything unrecognised is an
 // I/O error.
 func errno(err error) syscall.Errno {
@@ -22,19 +23,19 @@ func errno(err error) syscall.Errno {
 		return syscall.ENOENT
 	case errors.Is(err, iofs.ErrExist):
 		return syscall.EEXIST
-	case errors.Is(err, fat.ErrNotEmpty):
+	case errors.Is(err, fat.ErrNotEmpty), errors.Is(err, exfat.ErrNotEmpty):
 		return syscall.ENOTEMPTY
-	case errors.Is(err, fat.ErrIsDir):
+	case errors.Is(err, fat.ErrIsDir), errors.Is(err, exfat.ErrIsDir):
 		return syscall.EISDIR
-	case errors.Is(err, fat.ErrNotDir):
+	case errors.Is(err, fat.ErrNotDir), errors.Is(err, exfat.ErrNotDir):
 		return syscall.ENOTDIR
-	case errors.Is(err, fat.ErrInvalidName):
+	case errors.Is(err, fat.ErrInvalidName), errors.Is(err, exfat.ErrInvalidName):
 		return syscall.EINVAL
-	case errors.Is(err, fat.ErrNoSpace):
+	case errors.Is(err, fat.ErrNoSpace), errors.Is(err, exfat.ErrNoSpace):
 		return syscall.ENOSPC
-	case errors.Is(err, fat.ErrFileTooLarge):
+	case errors.Is(err, fat.ErrFileTooLarge), errors.Is(err, exfat.ErrFileTooLarge):
 		return syscall.EFBIG
-	case errors.Is(err, fat.ErrReadOnly), errors.Is(err, volume.ErrReadOnly):
+	case errors.Is(err, fat.ErrReadOnly), errors.Is(err, exfat.ErrReadOnly), errors.Is(err, volume.ErrReadOnly):
 		return syscall.EROFS
 	case errors.Is(err, volume.ErrProtected):
 		// TrueCrypt's hidden-volume protection: refuse, loudly, and keep

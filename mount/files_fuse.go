@@ -17,15 +17,14 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
-// MountFiles serves the FAT filesystem inside v at dir. It opens the
-// filesystem itself (errors wrap fat.ErrNotFAT when there is none); Wait,
-// Unmount and Shutdown close it again. The volume stays open.
+// MountFiles serves the FAT or exFAT filesystem inside v at dir. It opens
+// the filesystem itself (errors wrap fat.ErrNotFAT when there is neither);
+// Wait, Unmount and Shutdown close it again. The volume stays open.
 func MountFiles(dir string, v Volume, o Options) (*Mount, error) {
-	ffs, err := fat.OpenWithOptions(v, v.Size(), fat.Options{ReadOnly: o.ReadOnly})
+	ffs, err := openTree(v, o.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +39,7 @@ func MountFiles(dir string, v Volume, o Options) (*Mount, error) {
 
 // filesFS is the state shared by every node of a files mount.
 type filesFS struct {
-	fat      *fat.FS
+	tree     filesTree
 	readOnly bool
 	uid, gid uint32
 	blksize  uint32
@@ -54,10 +53,10 @@ type filesFS struct {
 	protectedOnce sync.Once
 }
 
-func newFilesFS(ffs *fat.FS, o Options) *filesFS {
+func newFilesFS(ffs filesTree, o Options) *filesFS {
 	uid, gid := owner(o)
 	return &filesFS{
-		fat:      ffs,
+		tree:     ffs,
 		readOnly: o.ReadOnly,
 		uid:      uid,
 		gid:      gid,
@@ -76,7 +75,7 @@ func newFilesFS(ffs *fat.FS, o Options) *filesFS {
 func (f *filesFS) changed() { f.gen.Add(1) }
 
 // newHandle wraps an open file, with read-ahead for readable ones.
-func (f *filesFS) newHandle(ff *fat.File, readable bool) *handle {
+func (f *filesFS) newHandle(ff filesFile, readable bool) *handle {
 	h := &handle{f: ff}
 	if readable {
 		h.ra = &readAhead{r: ff, gen: &f.gen, barrier: f.wb.barrier, pool: f.windows}
@@ -100,7 +99,7 @@ func owner(o Options) (uint32, uint32) {
 // they are. Requests arriving later fail with EIO.
 func (f *filesFS) close() error {
 	f.wb.close()
-	err := f.fat.Close()
+	err := f.tree.Close()
 	switch {
 	case errors.Is(err, iofs.ErrClosed):
 		err = nil
@@ -147,7 +146,8 @@ func (f *filesFS) fillAttr(fi iofs.FileInfo, out *fuse.Attr) {
 	out.Mode = mode
 	size := uint64(fi.Size())
 	out.Size = size
-	cs := uint64(f.fat.ClusterSize())
+	unit, _, _ := f.tree.Space()
+	cs := uint64(unit)
 	out.Blocks = (size + cs - 1) / cs * cs / 512
 	out.Blksize = f.blksize
 	out.Owner = fuse.Owner{Uid: f.uid, Gid: f.gid}
@@ -156,7 +156,7 @@ func (f *filesFS) fillAttr(fi iofs.FileInfo, out *fuse.Attr) {
 		mtime = f.mounted
 	}
 	atime := mtime
-	if ff, ok := fi.(*fat.FileInfo); ok && !ff.AccessTime().IsZero() && ff.AccessTime().After(mtime) {
+	if ff, ok := fi.(interface{ AccessTime() time.Time }); ok && !ff.AccessTime().IsZero() && ff.AccessTime().After(mtime) {
 		atime = ff.AccessTime()
 	}
 	// FAT has no inode change time; the modification time stands in.
@@ -215,7 +215,7 @@ func (n *dirNode) child(ctx context.Context, fi iofs.FileInfo, out *fuse.EntryOu
 func (n *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	n.fsys.wb.barrier()
 	p := path.Join(fatPath(&n.Inode), name)
-	fi, err := n.fsys.fat.Stat(p)
+	fi, err := n.fsys.tree.Stat(p)
 	if err != nil {
 		if errors.Is(err, iofs.ErrNotExist) {
 			return nil, syscall.ENOENT
@@ -229,7 +229,7 @@ func (n *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 func (n *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	n.fsys.wb.barrier()
 	p := fatPath(&n.Inode)
-	ents, err := n.fsys.fat.ReadDir(p)
+	ents, err := n.fsys.tree.ReadDir(p)
 	if err != nil && len(ents) == 0 {
 		return nil, n.fsys.fail("readdir", p, err)
 	}
@@ -252,7 +252,7 @@ func (n *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 func (n *dirNode) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	n.fsys.wb.barrier()
 	p := fatPath(&n.Inode)
-	fi, err := n.fsys.fat.Stat(p)
+	fi, err := n.fsys.tree.Stat(p)
 	if err != nil {
 		return n.fsys.fail("stat", p, err)
 	}
@@ -273,10 +273,10 @@ func (n *dirNode) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAtt
 func (n *dirNode) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	n.fsys.wb.barrier()
 	p := path.Join(fatPath(&n.Inode), name)
-	if err := n.fsys.fat.Mkdir(p); err != nil {
+	if err := n.fsys.tree.Mkdir(p); err != nil {
 		return nil, n.fsys.fail("mkdir", p, err)
 	}
-	fi, err := n.fsys.fat.Stat(p)
+	fi, err := n.fsys.tree.Stat(p)
 	if err != nil {
 		return nil, n.fsys.fail("stat", p, err)
 	}
@@ -288,7 +288,7 @@ func (n *dirNode) Create(ctx context.Context, name string, flags uint32, mode ui
 	n.fsys.wb.barrier()
 	p := path.Join(fatPath(&n.Inode), name)
 	of := os.O_RDWR | os.O_CREATE | int(flags)&(os.O_EXCL|os.O_TRUNC)
-	f, err := n.fsys.fat.OpenFile(p, of, iofs.FileMode(mode).Perm())
+	f, err := n.fsys.tree.OpenFile(p, of, iofs.FileMode(mode).Perm())
 	if err != nil {
 		return nil, nil, 0, n.fsys.fail("create", p, err)
 	}
@@ -315,7 +315,7 @@ func (n *dirNode) Rmdir(ctx context.Context, name string) syscall.Errno {
 func (n *dirNode) remove(name string, dir bool) syscall.Errno {
 	n.fsys.wb.barrier()
 	p := path.Join(fatPath(&n.Inode), name)
-	fi, err := n.fsys.fat.Stat(p)
+	fi, err := n.fsys.tree.Stat(p)
 	if err != nil {
 		return n.fsys.fail("remove", p, err)
 	}
@@ -325,7 +325,7 @@ func (n *dirNode) remove(name string, dir bool) syscall.Errno {
 	case !dir && fi.IsDir():
 		return syscall.EISDIR
 	}
-	if err := n.fsys.fat.Remove(p); err != nil {
+	if err := n.fsys.tree.Remove(p); err != nil {
 		return n.fsys.fail("remove", p, err)
 	}
 	n.fsys.changed()
@@ -349,15 +349,15 @@ func (n *dirNode) Rename(ctx context.Context, name string, newParent fs.InodeEmb
 	from := path.Join(fatPath(&n.Inode), name)
 	to := path.Join(fatPath(newParent.EmbeddedInode()), newName)
 	if flags&renameNoReplace != 0 {
-		if _, err := n.fsys.fat.Stat(to); err == nil && !sameName(from, to) {
+		if _, err := n.fsys.tree.Stat(to); err == nil && !sameName(from, to) {
 			return syscall.EEXIST
 		}
 	}
-	src, err := n.fsys.fat.Stat(from)
+	src, err := n.fsys.tree.Stat(from)
 	if err != nil {
 		return n.fsys.fail("rename", from, err)
 	}
-	if dst, err := n.fsys.fat.Stat(to); err == nil && !sameName(from, to) {
+	if dst, err := n.fsys.tree.Stat(to); err == nil && !sameName(from, to) {
 		switch {
 		case src.IsDir() && !dst.IsDir():
 			return syscall.ENOTDIR
@@ -365,7 +365,7 @@ func (n *dirNode) Rename(ctx context.Context, name string, newParent fs.InodeEmb
 			return syscall.EISDIR
 		}
 	}
-	if err := n.fsys.fat.Rename(from, to); err != nil {
+	if err := n.fsys.tree.Rename(from, to); err != nil {
 		return n.fsys.fail("rename", from, err)
 	}
 	n.fsys.changed()
@@ -401,25 +401,25 @@ func (n *dirNode) Fsync(ctx context.Context, fh fs.FileHandle, flags uint32) sys
 	if n.fsys.readOnly {
 		return 0
 	}
-	if err := n.fsys.fat.Sync(); err != nil {
+	if err := n.fsys.tree.Sync(); err != nil {
 		return n.fsys.fail("fsync", fatPath(&n.Inode), err)
 	}
 	return 0
 }
 
 func (f *filesFS) statfs(out *fuse.StatfsOut) {
-	s := f.fat.Statfs()
-	out.Bsize = uint32(s.ClusterSize)
-	out.Frsize = uint32(s.ClusterSize)
-	out.Blocks = uint64(s.TotalClusters)
-	out.Bfree = uint64(s.FreeClusters)
-	out.Bavail = uint64(s.FreeClusters)
+	unit, total, free := f.tree.Space()
+	out.Bsize = uint32(unit)
+	out.Frsize = uint32(unit)
+	out.Blocks = total
+	out.Bfree = free
+	out.Bavail = free
 	out.NameLen = 255
 }
 
 // handle is one open file. Errors of its queued writes wait in it.
 type handle struct {
-	f  *fat.File
+	f  filesFile
 	ra *readAhead // nil for write-only handles
 	deferredError
 }
@@ -438,7 +438,7 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 		of = os.O_RDWR
 	}
 	of |= int(flags) & os.O_TRUNC
-	f, err := n.fsys.fat.OpenFile(p, of, 0)
+	f, err := n.fsys.tree.OpenFile(p, of, 0)
 	if err != nil {
 		return nil, 0, n.fsys.fail("open", p, err)
 	}
@@ -456,7 +456,7 @@ func (n *fileNode) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Attr
 	if h, ok := fh.(*handle); ok {
 		fi, err = h.f.Stat()
 	} else {
-		fi, err = n.fsys.fat.Stat(fatPath(&n.Inode))
+		fi, err = n.fsys.tree.Stat(fatPath(&n.Inode))
 	}
 	if err != nil {
 		return n.fsys.fail("stat", fatPath(&n.Inode), err)
@@ -493,25 +493,13 @@ func setattr(fsys *filesFS, p string, h *handle, in *fuse.SetAttrIn, out *fuse.A
 		if !aok {
 			atime = time.Time{}
 		}
-		if err := fsys.fat.Chtimes(p, atime, mtime); err != nil {
+		if err := fsys.tree.Chtimes(p, atime, mtime); err != nil {
 			return fsys.fail("chtimes", p, err)
 		}
 	}
 	if mode, ok := in.GetMode(); ok {
-		fi, err := fsys.fat.Stat(p)
-		if err != nil {
+		if err := fsys.tree.SetReadOnly(p, mode&0o222 == 0); err != nil {
 			return fsys.fail("chmod", p, err)
-		}
-		a := fi.Attributes() &^ fat.AttrDir
-		if mode&0o222 == 0 {
-			a |= fat.AttrReadOnly
-		} else {
-			a &^= fat.AttrReadOnly
-		}
-		if a != fi.Attributes()&^fat.AttrDir {
-			if err := fsys.fat.SetAttributes(p, a); err != nil {
-				return fsys.fail("chmod", p, err)
-			}
 		}
 	}
 	fsys.changed()
@@ -520,7 +508,7 @@ func setattr(fsys *filesFS, p string, h *handle, in *fuse.SetAttrIn, out *fuse.A
 	if h != nil {
 		fi, err = h.f.Stat()
 	} else {
-		fi, err = fsys.fat.Stat(p)
+		fi, err = fsys.tree.Stat(p)
 	}
 	if err != nil {
 		return fsys.fail("stat", p, err)
@@ -533,7 +521,7 @@ func truncate(fsys *filesFS, p string, h *handle, size int64) error {
 	if h != nil {
 		return h.f.Truncate(size)
 	}
-	f, err := fsys.fat.OpenFile(p, os.O_RDWR, 0)
+	f, err := fsys.tree.OpenFile(p, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
@@ -617,7 +605,7 @@ func (f *filesFS) Fsync() syscall.Errno {
 	if f.readOnly {
 		return 0
 	}
-	if err := f.fat.Sync(); err != nil {
+	if err := f.tree.Sync(); err != nil {
 		return f.fail("fsync", "/", err)
 	}
 	return 0

@@ -106,6 +106,13 @@ func mountOptions(o Options) fuse.MountOptions {
 		mo.Options = append(mo.Options, "ro")
 		mo.DirectMountFlags = readOnlyMountFlags()
 	}
+	if o.AllowRoot && os.Geteuid() != 0 {
+		// The kernel knows only allow_other (libfuse's allow_root is a
+		// check in the library); with default_permissions, a raw mount's
+		// 0700 directory and 0600 file keep everyone but the user and
+		// root out all the same.
+		mo.AllowOther = true
+	}
 	return mo
 }
 

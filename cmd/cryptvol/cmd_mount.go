@@ -33,8 +33,14 @@ func init() {
 
 Makes the volume appear at DIR, an existing empty directory:
 
-  (default)     the files inside (the FAT filesystem) as an ordinary folder,
-                read-write, without root (FUSE; fusermount3 from fuse3).
+  (default)     the files inside as an ordinary folder, read-write, without
+                root (FUSE; fusermount3 from fuse3). FAT is served by
+                cryptvol itself; ext2/3/4 and NTFS by their own user-space
+                drivers, fuse2fs (package fuse2fs) and ntfs-3g (package
+                ntfs-3g), run on the decrypted data area that cryptvol
+                serves in a private raw mount ('cryptvol list' shows them
+                as "driver"). A setuid-root ntfs-3g (Debian's) run by a user
+                needs user_allow_other in /etc/fuse.conf.
   --raw         DIR holds one file, "volume": the decrypted data area, byte
                 for byte, read-write. Format or inspect it with any tool
                 (mkfs.ext4 DIR/volume, mtools, e2fsck ...).
@@ -417,7 +423,7 @@ func serveMount(ctx context.Context, a *app, mf *mountFlags, volPath, dir string
 	}
 	mo := mount.Options{ReadOnly: v.ReadOnly(), FsName: volPath, Container: volPath, AllowOther: mf.allowOther, Debug: mf.debug, Logger: logger}
 
-	m, err := startMount(v, mf, &e, table, mo)
+	m, drv, err := startMount(v, mf, &e, table, mo)
 	if err != nil {
 		return err
 	}
@@ -443,12 +449,23 @@ func serveMount(ctx context.Context, a *app, mf *mountFlags, volPath, dir string
 	select {
 	case <-m.Done():
 		serveErr = m.Wait()
+	case <-drv.Done():
+		// The driver's filesystem was unmounted ('cryptvol unmount', or
+		// fusermount3 -u) and the driver has written everything to the
+		// raw file and exited: now the raw mount goes.
+		serveErr = drv.Wait()
+		if err := m.Shutdown(); serveErr == nil {
+			serveErr = err
+		}
 	case <-ctx.Done():
 		logger.Printf("signal received: unmounting %s", dir)
-		serveErr = shutdownMount(m, &e, logger)
+		serveErr = shutdownMount(m, drv, &e, logger)
 	}
 	if cerr := v.Close(); serveErr == nil {
 		serveErr = cerr
+	}
+	if e.AuxDir != "" {
+		os.Remove(e.AuxDir) // the private mount point, empty again
 	}
 	if serveErr != nil {
 		logger.Printf("unmounting: %v", serveErr)
@@ -469,13 +486,20 @@ func describeMode(e mount.Entry) string {
 		return "raw data area in " + e.RawFile
 	case mount.ModeLoop:
 		return fmt.Sprintf("%s on %s", e.FSType, e.LoopDevice)
+	case mount.ModeDriver:
+		return "files through " + e.FSType
 	}
 	return "files"
 }
 
-// startMount mounts in the mode the flags ask for and fills in e.
-func startMount(v *volume.Volume, mf *mountFlags, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, error) {
+// startMount mounts in the mode the flags ask for and fills in e. The
+// driver is nil unless the files are served by a stacked driver (ext2/3/4,
+// NTFS); a nil *mount.Driver's Done channel never fires.
+func startMount(v *volume.Volume, mf *mountFlags, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, *mount.Driver, error) {
 	if !mf.raw {
+		if r, err := fsprobe.Probe(v); err == nil && mount.DriverName(r.Type) != "" {
+			return startDriverMount(v, r.Type, e, table, mo)
+		}
 		m, err := mount.MountFiles(e.MountPoint, v, mo)
 		switch {
 		case errors.Is(err, fat.ErrNotFAT), errors.Is(err, fat.ErrTooSmall):
@@ -483,22 +507,55 @@ func startMount(v *volume.Volume, mf *mountFlags, e *mount.Entry, table mount.Ta
 			if r, perr := fsprobe.Probe(v); perr == nil {
 				kind = "a " + r.Type + " filesystem"
 			}
-			return nil, withCode(exitDamaged, fmt.Errorf("the volume holds %s, and only FAT is served as files: mount it with --raw (and --loop, as root, for ext4 and other filesystems the kernel knows)", kind))
+			return nil, nil, withCode(exitDamaged, fmt.Errorf("the volume holds %s, which is not served as files: mount it with --raw (and --loop, as root, for filesystems the kernel knows)", kind))
 		case err != nil:
-			return nil, mountError(err)
+			return nil, nil, mountError(err)
 		}
-		return m, nil
+		return m, nil, nil
 	}
 	if !mf.loop {
 		e.Mode = mount.ModeRaw
 		e.RawFile = filepath.Join(e.MountPoint, mount.RawFileName)
 		m, err := mount.MountRaw(e.MountPoint, v, mo)
 		if err != nil {
-			return nil, mountError(err)
+			return nil, nil, mountError(err)
 		}
-		return m, nil
+		return m, nil, nil
 	}
-	return startLoopMount(v, mf, e, table, mo)
+	m, err := startLoopMount(v, mf, e, table, mo)
+	return m, nil, err
+}
+
+// startDriverMount serves the raw file in a private directory and stacks
+// the filesystem's own user-space driver (fuse2fs, ntfs-3g) on it at the
+// mount point: the files with full read-write semantics, without root.
+func startDriverMount(v *volume.Volume, fstype string, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, *mount.Driver, error) {
+	allowRoot, err := mount.DriverNeedsAllowRoot(fstype)
+	if err != nil {
+		return nil, nil, withCode(exitDamaged, err)
+	}
+	mo.AllowRoot = allowRoot
+	aux := table.AuxDir(e.PID)
+	if err := os.MkdirAll(aux, 0o700); err != nil {
+		return nil, nil, withCode(exitIO, err)
+	}
+	e.Mode, e.AuxDir = mount.ModeDriver, aux
+	e.RawFile = filepath.Join(aux, mount.RawFileName)
+	e.FSType = mount.DriverName(fstype)
+	m, err := mount.MountRaw(aux, v, mo)
+	if err != nil {
+		os.Remove(aux)
+		return nil, nil, mountError(err)
+	}
+	drv, err := mount.StartDriver(fstype, e.RawFile, e.MountPoint, mount.DriverOptions{
+		ReadOnly: mo.ReadOnly, AllowOther: mo.AllowOther, Log: mo.Logger.Writer(),
+	})
+	if err != nil {
+		m.Shutdown()
+		os.Remove(aux)
+		return nil, nil, withCode(exitDamaged, err)
+	}
+	return m, drv, nil
 }
 
 // startLoopMount serves the raw file in a private directory, attaches it
@@ -563,8 +620,20 @@ func kernelType(v *volume.Volume) string {
 func mountError(err error) error { return withCode(exitIO, err) }
 
 // shutdownMount ends the mount on a signal: the kernel filesystem of a loop
-// mount first (detached if busy, after a sync), then the FUSE mount.
-func shutdownMount(m *mount.Mount, e *mount.Entry, logger *log.Logger) error {
+// mount first (detached if busy, after a sync), or the stacked driver
+// (which writes everything it holds before it exits), then the FUSE mount.
+func shutdownMount(m *mount.Mount, drv *mount.Driver, e *mount.Entry, logger *log.Logger) error {
+	if drv != nil {
+		err := drv.Unmount(false, time.Minute)
+		if errors.Is(err, mount.ErrBusy) {
+			logger.Printf("%v: detaching it; %s finishes when the last file in it is closed", err, drv.Name())
+			err = drv.Unmount(true, time.Minute)
+		}
+		if serr := m.Shutdown(); err == nil {
+			err = serr
+		}
+		return err
+	}
 	if e.Mode == mount.ModeLoop {
 		mount.SyncAll()
 		if err := mount.Unmount(e.MountPoint, false); err != nil && !errors.Is(err, mount.ErrNotMounted) {
@@ -721,8 +790,11 @@ func runList(ctx context.Context, a *app, args []string) error {
 			access = "ro"
 		}
 		mode := e.Mode
-		if e.Mode == mount.ModeLoop {
+		switch e.Mode {
+		case mount.ModeLoop:
 			mode += " (" + e.FSType + " on " + e.LoopDevice + ")"
+		case mount.ModeDriver:
+			mode += " (" + e.FSType + ")"
 		}
 		pid := fmt.Sprint(e.PID)
 		switch {

@@ -43,7 +43,7 @@ func TestMountScripts(t *testing.T) {
 			env.Defer(func() { cleanupMounts(env.T(), env.WorkDir, run) })
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: withFSImageCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
 			"sleep":    cmdSleep,
 			// unpack NAME VAR: as in TestScripts.
@@ -53,13 +53,16 @@ func TestMountScripts(t *testing.T) {
 				}
 				ts.Setenv(args[1], testdata.Unpack(t, args[0]))
 			},
-		},
+		}),
 		Condition: func(cond string) (bool, error) {
 			switch {
 			case cond == "fuse":
 				return mount.Available() == nil, nil
 			case cond == "root":
 				return os.Geteuid() == 0, nil
+			case strings.HasPrefix(cond, "file:"): // [file:/usr/sbin/fuse2fs]
+				_, err := os.Stat(strings.TrimPrefix(cond, "file:"))
+				return err == nil, nil
 			}
 			if ok, known := toolCondition(cond); known {
 				return ok, nil

@@ -20,8 +20,10 @@ func init() {
 		summary: "copy files or directories into a volume",
 		usage: `Usage: cryptvol put VOLUME SRC... [DESTDIR] [-r] [--force] [credentials]
 
-Copies local files (and, with -r, directories) into the FAT filesystem
-inside VOLUME. With one SRC the destination is / unless given; with several,
+Copies local files (and, with -r, directories) into the filesystem inside
+VOLUME: FAT and exFAT written by cryptvol itself, ext2/3/4 and NTFS through
+fuse2fs and ntfs-3g on a private mount for the length of the command (no
+root; see 'cryptvol help mount'). With one SRC the destination is / unless given; with several,
 the last argument is the destination directory inside the volume, as with
 cp. A single file may also be given a new name: put VOLUME a.txt /b.txt.
 Existing files in the volume are kept unless --force. Modification times
@@ -67,9 +69,12 @@ func runPut(ctx context.Context, a *app, args []string) error {
 			return usageError(fmt.Errorf("%s is a directory (use -r)", s))
 		}
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), fatWrite)
+	ffs, tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
 		return err
+	}
+	if tree != nil {
+		return closeTree(done, putTree(ctx, a, tree, srcs, dest, *force))
 	}
 	err = putAll(ctx, a, ffs, srcs, dest, *force)
 	if cerr := done(); err == nil {
@@ -88,11 +93,18 @@ type putJob struct {
 	dir       bool
 	size      int64
 	mtime     time.Time
+	perm      fs.FileMode   // the source's permissions (kept where the filesystem has them)
 	old       *fat.FileInfo // the file replaced (--force), if any
 }
 
 func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string, force bool) error {
-	jobs, err := planPut(a, ffs, srcs, dest)
+	jobs, err := planPut(a, func(p string) (fs.FileInfo, error) {
+		fi, err := ffs.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		return fi, nil
+	}, srcs, dest)
 	if err != nil {
 		return err
 	}
@@ -138,8 +150,8 @@ func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string
 
 // planPut lists what put will write: the sources as cp would copy them
 // to dest, directories before what they hold.
-func planPut(a *app, ffs *fat.FS, srcs []string, dest string) ([]putJob, error) {
-	st, err := ffs.Stat(dest)
+func planPut(a *app, stat func(string) (fs.FileInfo, error), srcs []string, dest string) ([]putJob, error) {
+	st, err := stat(dest)
 	destIsDir := err == nil && st.IsDir()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fatError(err)
@@ -151,7 +163,7 @@ func planPut(a *app, ffs *fat.FS, srcs []string, dest string) ([]putJob, error) 
 			return err
 		}
 		if !fi.IsDir() {
-			jobs = append(jobs, putJob{src: src, dest: target, size: fi.Size(), mtime: fi.ModTime()})
+			jobs = append(jobs, putJob{src: src, dest: target, size: fi.Size(), mtime: fi.ModTime(), perm: fi.Mode().Perm()})
 			return nil
 		}
 		jobs = append(jobs, putJob{src: src, dest: target, dir: true})
@@ -192,7 +204,7 @@ func planTree(a *app, jobs *[]putJob, src, dest string) error {
 			if err != nil {
 				return err
 			}
-			*jobs = append(*jobs, putJob{src: s, dest: d, size: fi.Size(), mtime: fi.ModTime()})
+			*jobs = append(*jobs, putJob{src: s, dest: d, size: fi.Size(), mtime: fi.ModTime(), perm: fi.Mode().Perm()})
 		default:
 			a.warnf("%s: skipped: not a regular file or directory", s)
 		}
@@ -293,7 +305,10 @@ func putFile(ctx context.Context, ffs *fat.FS, j putJob) error {
 // sweepVolumeDir removes from the volume directory dir the temporary files
 // of put runs that were killed (their process is gone), and reports those
 // whose owner may still run.
-func sweepVolumeDir(a *app, ffs *fat.FS, dir string) {
+func sweepVolumeDir(a *app, ffs interface {
+	ReadDir(string) ([]fs.DirEntry, error)
+	Remove(string) error
+}, dir string) {
 	ents, err := ffs.ReadDir(dir)
 	if err != nil {
 		return

@@ -14,7 +14,8 @@ func init() {
 		summary: "remove files or directories inside a volume",
 		usage: `Usage: cryptvol rm VOLUME PATH... [-r] [credentials]
 
-Removes files from the FAT filesystem inside VOLUME; directories need -r.
+Removes files from the filesystem inside VOLUME (FAT, exFAT, ext2/3/4,
+NTFS, as put writes them); directories need -r.
 A damaged entry is removed by the name 'cryptvol ls' shows for it (with
 '?' for each forbidden character). On a filesystem with cross-linked files
 nothing is removed (exit 3): removing one of two files sharing clusters
@@ -67,9 +68,12 @@ func runRm(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fl, 2, -1); err != nil {
 		return err
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), fatWrite)
+	ffs, tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
 		return err
+	}
+	if tree != nil {
+		return closeTree(done, rmTree(tree, fl.Args()[1:], *recursive))
 	}
 	for _, p := range fl.Args()[1:] {
 		p = volPath(p)
@@ -109,9 +113,12 @@ func runMkdir(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fl, 2, -1); err != nil {
 		return err
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), fatWrite)
+	ffs, tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
 		return err
+	}
+	if tree != nil {
+		return closeTree(done, mkdirTree(tree, fl.Args()[1:], *parents))
 	}
 	for _, p := range fl.Args()[1:] {
 		if *parents {
@@ -139,9 +146,12 @@ func runMv(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	src, dst := volPath(fl.Arg(1)), volPath(fl.Arg(2))
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), fatWrite)
+	ffs, tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
 		return err
+	}
+	if tree != nil {
+		return closeTree(done, mvTree(tree, src, dst, *force))
 	}
 	if st, serr := ffs.Stat(dst); serr == nil {
 		if st.IsDir() {

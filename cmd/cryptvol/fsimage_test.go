@@ -32,6 +32,8 @@ func tempDir(ts *testscript.TestScript) string {
 //
 //	mktree DIR [MANY]            a tree of every kind of file (fstree.Build)
 //	mkntfs SRC IMG SIZE          an NTFS image filled from SRC through ntfs-3g
+//	mkexfat SRC IMG SIZE         an exFAT image filled from SRC through exfat-fuse
+//	cmpexfat IMG SRC RES         exfat-fuse reads SRC's tree out of IMG
 //	writeimage VOL PWFILE IMG [PIM]  IMG into VOL's data area (the volume API)
 //	cmptree SRC OUT RES [IGNORE...]  OUT is what get -r made of SRC
 var fsImageCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -54,6 +56,27 @@ var fsImageCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 		size, err := parseSize(args[2])
 		ts.Check(err)
 		fstree.MakeNTFS(scriptT{ts}, ts.MkAbs(args[1]), ts.MkAbs(args[0]), size, nil, true)
+	},
+	"mkexfat": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 3 {
+			ts.Fatalf("usage: mkexfat SRC IMG SIZE")
+		}
+		size, err := parseSize(args[2])
+		ts.Check(err)
+		fstree.MakeExFAT(scriptT{ts}, ts.MkAbs(args[1]), ts.MkAbs(args[0]), size)
+	},
+	"cmpexfat": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 3 {
+			ts.Fatalf("usage: cmpexfat IMG SRC RES")
+		}
+		res, err := time.ParseDuration(args[2])
+		ts.Check(err)
+		mnt, unmount := fstree.ExFATFuse(scriptT{ts}, ts.MkAbs(args[0]), true)
+		d := fstree.DiffDirs(ts.MkAbs(args[1]), mnt, res, nil)
+		unmount()
+		if d != "" {
+			ts.Fatalf("exfat-fuse reads a different tree:\n%s", d)
+		}
 	},
 	"writeimage": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 3 && len(args) != 4 {

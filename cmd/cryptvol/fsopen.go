@@ -25,7 +25,7 @@ func openFS(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path 
 	if err != nil {
 		v.Close()
 		if errors.Is(err, filesystem.ErrUnknown) {
-			return nil, nil, withCode(exitDamaged, fmt.Errorf("the volume holds no filesystem cryptvol recognises (FAT, ext2/3/4, NTFS); to create a FAT one (erasing the volume's content): 'cryptvol format %s --filesystem fat'", path))
+			return nil, nil, withCode(exitDamaged, fmt.Errorf("the volume holds no filesystem cryptvol recognises (FAT, exFAT, ext2/3/4, NTFS); to create a FAT one (erasing the volume's content): 'cryptvol format %s --filesystem fat'", path))
 		}
 		return nil, nil, withCode(exitDamaged, err)
 	}
@@ -65,7 +65,7 @@ func fsError(err error) error {
 func notFATError(v *volume.Volume, path string, write bool, err error) error {
 	if r, perr := fsprobe.Probe(v); perr == nil && r.Type != "vfat" {
 		if write {
-			return withCode(exitDamaged, fmt.Errorf("writing %s needs `cryptvol mount` (coming) — read-only here (ls, get, df, info work)", r.Type))
+			return withCode(exitDamaged, fmt.Errorf("writing %s is not supported — read-only here (ls, get, df, info work)", r.Type))
 		}
 		return withCode(exitDamaged, fmt.Errorf("checking %s is not built in yet — read-only here (ls, get, df, info work)", r.Type))
 	}
@@ -94,6 +94,11 @@ func openFAT(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path
 	if err != nil {
 		return nil, nil, err
 	}
+	return openFATOn(a, v, path, mode)
+}
+
+// openFATOn is openFAT on a volume already open (and closes it on error).
+func openFATOn(a *app, v *volume.Volume, path string, mode fatMode) (*fat.FS, func() error, error) {
 	ffs, err := fat.OpenWithOptions(v, v.Size(), fat.Options{ReadOnly: mode == fatRead, NoRecovery: mode == fatRepair})
 	if err != nil {
 		if errors.Is(err, fat.ErrNotFAT) || errors.Is(err, fat.ErrTooSmall) {

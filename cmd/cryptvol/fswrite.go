@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/cryptvol/cryptvol/exfat"
+	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/fsprobe"
+	"github.com/cryptvol/cryptvol/mount"
+	"github.com/cryptvol/cryptvol/volume"
+)
+
+// writeTree is what put, rm, mkdir and mv do to a filesystem other than
+// FAT: exFAT through package exfat, ext2/3/4 and NTFS through their own
+// user-space driver (fuse2fs, ntfs-3g) stacked on a private raw mount of
+// the volume. Paths are the volume's, starting with "/".
+type writeTree interface {
+	// Type is the filesystem's name ("exfat", "ext4", "ntfs").
+	Type() string
+	Stat(name string) (fs.FileInfo, error)
+	ReadDir(name string) ([]fs.DirEntry, error)
+	Mkdir(name string) error
+	MkdirAll(name string) error
+	Remove(name string) error
+	RemoveAll(name string) error
+	// Rename replaces an existing file at newpath.
+	Rename(oldpath, newpath string) error
+	Chtimes(name string, atime, mtime time.Time) error
+	// CreateExcl creates a new file (failing if the name exists).
+	CreateExcl(name string, perm fs.FileMode) (io.WriteCloser, error)
+	// Statfs is the space before the command (block size, available).
+	Statfs() filesystem.Statfs
+}
+
+// openWrite unlocks the volume for writing (its lock held until done) and
+// opens the filesystem inside: a *fat.FS for FAT (and for a volume with no
+// filesystem recognised, which openFAT explains), a writeTree for exFAT,
+// ext2/3/4 and NTFS. done closes everything; for a driver tree it unmounts
+// the driver (which writes all it holds) before the raw mount.
+func openWrite(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags, volArg string) (*fat.FS, writeTree, func() error, error) {
+	v, err := openVolume(ctx, a, fl, cf, volArg, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r, perr := fsprobe.Probe(v)
+	switch {
+	case perr == nil && r.Type == "exfat":
+		t, done, err := openExFATTree(a, v, volArg)
+		return nil, t, done, err
+	case perr == nil && mount.DriverName(r.Type) != "":
+		t, done, err := openDriverTree(ctx, a, v, r.Type, volArg)
+		return nil, t, done, err
+	}
+	ffs, done, err := openFATOn(a, v, volArg, fatWrite)
+	return ffs, nil, done, err
+}
+
+// closeTree closes what openWrite opened for a writeTree and returns err,
+// or else the close's error, with the CLI's exit codes.
+func closeTree(done func() error, err error) error {
+	if cerr := done(); err == nil {
+		err = cerr
+	}
+	return treeError(err)
+}
+
+// treeError maps the errors of a writeTree onto the CLI's exit codes.
+func treeError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, exfat.ErrCorrupt), errors.Is(err, filesystem.ErrCorrupt):
+		return withCode(exitDamaged, err)
+	case errors.Is(err, volume.ErrProtected), errors.Is(err, volume.ErrReadOnly):
+		return withCode(exitDestroy, err)
+	}
+	return err
+}
+
+// exfatTree is a writeTree on package exfat.
+type exfatTree struct{ *exfat.FS }
+
+func openExFATTree(a *app, v *volume.Volume, volArg string) (writeTree, func() error, error) {
+	x, err := exfat.Open(v, v.Size())
+	if err != nil {
+		v.Close()
+		return nil, nil, withCode(exitDamaged, err)
+	}
+	if x.Dirty() {
+		a.warnf("the exFAT filesystem was not closed cleanly (VolumeDirty is set): writing all the same; 'fsck.exfat' (exfatprogs) checks it")
+	}
+	done := func() error {
+		err := x.Close()
+		if cerr := v.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	return exfatTree{x}, done, nil
+}
+
+func (t exfatTree) Type() string { return "exfat" }
+
+func (t exfatTree) Stat(name string) (fs.FileInfo, error) {
+	fi, err := t.FS.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	return fi, nil
+}
+
+func (t exfatTree) CreateExcl(name string, perm fs.FileMode) (io.WriteCloser, error) {
+	return t.FS.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+}
+
+func (t exfatTree) Statfs() filesystem.Statfs {
+	s := t.FS.Statfs()
+	return filesystem.Statfs{BlockSize: s.ClusterSize, TotalBytes: s.TotalBytes, FreeBytes: s.FreeBytes, AvailBytes: s.FreeBytes}
+}
+
+// driverTree is a writeTree on the mount point of a stacked driver,
+// reached through an os.Root so that no name (nor a link in the volume)
+// leads outside it. Until the first change it reads through the
+// in-process reader and mounts nothing, so a command refused by its
+// checks (a file that exists, too little space, a missing name) leaves
+// the volume as it was, superblock and all.
+type driverTree struct {
+	typ   string
+	ro    filesystem.FS // before the mount
+	root  *os.Root      // after it
+	space filesystem.Statfs
+	mount func() (*os.Root, error)
+	err   error // of the mount, once tried
+}
+
+// openDriverTree opens v's filesystem for reading; the first change
+// serves v's raw data area in a private directory, stacks the
+// filesystem's driver on it in another, and goes on through that.
+func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volArg string) (writeTree, func() error, error) {
+	fail := func(err error) (writeTree, func() error, error) {
+		v.Close()
+		return nil, nil, err
+	}
+	ro, err := filesystem.OpenAs(fstype, v, v.Size(), filesystem.Options{})
+	if err != nil {
+		return fail(fsError(err))
+	}
+	// Refused before anything is read further: no driver, no FUSE.
+	allowRoot, err := mount.DriverNeedsAllowRoot(fstype)
+	if err == nil {
+		if aerr := mount.Available(); aerr != nil {
+			err = withCode(exitIO, fmt.Errorf("writing %s goes through %s, which needs FUSE: %w", fstype, mount.DriverName(fstype), aerr))
+		}
+	} else {
+		err = withCode(exitDamaged, err)
+	}
+	if err != nil {
+		ro.Close()
+		return fail(err)
+	}
+	t := &driverTree{typ: fstype, ro: ro, space: ro.Statfs()}
+	var (
+		tmp string
+		m   *mount.Mount
+		drv *mount.Driver
+	)
+	t.mount = func() (*os.Root, error) {
+		t.ro.Close()
+		t.ro = nil
+		var err error
+		if tmp, err = os.MkdirTemp("", "cryptvol-write-"); err != nil {
+			return nil, withCode(exitIO, err)
+		}
+		rawDir, filesDir := filepath.Join(tmp, "raw"), filepath.Join(tmp, "files")
+		for _, d := range []string{rawDir, filesDir} {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return nil, withCode(exitIO, err)
+			}
+		}
+		container, _ := filepath.Abs(volArg)
+		if m, err = mount.MountRaw(rawDir, v, mount.Options{FsName: container, Container: container, AllowRoot: allowRoot}); err != nil {
+			return nil, withCode(exitIO, err)
+		}
+		if drv, err = mount.StartDriver(fstype, filepath.Join(rawDir, mount.RawFileName), filesDir, mount.DriverOptions{}); err != nil {
+			return nil, withCode(exitDamaged, err)
+		}
+		// Nobody else reaches the files while they change: the driver's
+		// mount is the user's alone (no allow_other), in a private
+		// directory.
+		root, err := os.OpenRoot(filesDir)
+		if err != nil {
+			return nil, withCode(exitIO, err)
+		}
+		return root, nil
+	}
+	done := func() error {
+		var err error
+		if t.ro != nil {
+			t.ro.Close()
+		}
+		if t.root != nil {
+			t.root.Close()
+		}
+		// The driver writes everything it holds into the raw file and
+		// exits; only then may the raw mount (and the volume) go.
+		if drv != nil {
+			err = drv.Unmount(false, 5*time.Minute)
+			if errors.Is(err, mount.ErrBusy) {
+				err = drv.Unmount(true, 5*time.Minute)
+			}
+			if err != nil {
+				err = fmt.Errorf("finishing the writes through %s: %w", drv.Name(), err)
+			}
+		}
+		if m != nil {
+			if serr := m.Shutdown(); err == nil {
+				err = serr
+			}
+		}
+		if cerr := v.Close(); err == nil {
+			err = cerr
+		}
+		if tmp != "" && err == nil {
+			os.RemoveAll(tmp) // two empty directories
+		}
+		return err
+	}
+	return t, done, nil
+}
+
+// writable mounts the driver on the first change.
+func (t *driverTree) writable() error {
+	if t.root == nil && t.err == nil {
+		t.root, t.err = t.mount()
+	}
+	return t.err
+}
+
+// rel is name inside the root.
+func rel(name string) string {
+	p := strings.TrimPrefix(path.Clean("/"+name), "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// volErr names the volume's path in an error of the root.
+func volErr(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: volPath(name), Err: pe.Err}
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &os.LinkError{Op: le.Op, Old: volPath(le.Old), New: volPath(le.New), Err: le.Err}
+	}
+	return err
+}
+
+func (t *driverTree) Type() string { return t.typ }
+
+func (t *driverTree) Stat(name string) (fs.FileInfo, error) {
+	if t.root == nil {
+		return t.ro.Lstat(name)
+	}
+	fi, err := t.root.Lstat(rel(name))
+	return fi, volErr(name, err)
+}
+
+func (t *driverTree) ReadDir(name string) ([]fs.DirEntry, error) {
+	if t.root == nil {
+		return t.ro.ReadDir(name)
+	}
+	d, err := t.root.Open(rel(name))
+	if err != nil {
+		return nil, volErr(name, err)
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(-1)
+	return ents, volErr(name, err)
+}
+
+// change runs op on the root once the driver is mounted.
+func (t *driverTree) change(name string, op func(r *os.Root, p string) error) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	return volErr(name, op(t.root, rel(name)))
+}
+
+func (t *driverTree) Mkdir(name string) error {
+	return t.change(name, func(r *os.Root, p string) error { return r.Mkdir(p, 0o755) })
+}
+
+func (t *driverTree) MkdirAll(name string) error {
+	return t.change(name, func(r *os.Root, p string) error { return r.MkdirAll(p, 0o755) })
+}
+
+func (t *driverTree) Remove(name string) error { return t.change(name, (*os.Root).Remove) }
+
+func (t *driverTree) RemoveAll(name string) error { return t.change(name, (*os.Root).RemoveAll) }
+
+func (t *driverTree) Rename(oldpath, newpath string) error {
+	return t.change(oldpath, func(r *os.Root, p string) error { return r.Rename(p, rel(newpath)) })
+}
+
+func (t *driverTree) Chtimes(name string, atime, mtime time.Time) error {
+	return t.change(name, func(r *os.Root, p string) error { return r.Chtimes(p, atime, mtime) })
+}
+
+func (t *driverTree) CreateExcl(name string, perm fs.FileMode) (io.WriteCloser, error) {
+	var f *os.File
+	err := t.change(name, func(r *os.Root, p string) error {
+		var err error
+		f, err = r.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (t *driverTree) Statfs() filesystem.Statfs { return t.space }

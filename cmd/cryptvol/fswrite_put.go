@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+
+	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
+)
+
+// putTree is put on a filesystem other than FAT, with the same promises:
+// every destination and the free space are checked before anything is
+// written, each file goes in under a temporary name and is renamed over
+// its destination when complete (a replaced file keeps its old content
+// until then), and Ctrl-C leaves no partial file.
+func putTree(ctx context.Context, a *app, t writeTree, srcs []string, dest string, force bool) error {
+	jobs, err := planPut(a, t.Stat, srcs, dest)
+	if err != nil {
+		return err
+	}
+	swept := map[string]bool{}
+	for _, j := range jobs {
+		if d := path.Dir(j.dest); !j.dir && !swept[d] {
+			swept[d] = true
+			sweepVolumeDir(a, t, d)
+		}
+	}
+	if err := checkPutTree(t, jobs, force); err != nil {
+		return err
+	}
+	files, copied := 0, 0
+	for _, j := range jobs {
+		if !j.dir {
+			files++
+		}
+	}
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			return interrupted("%d of %d files copied", copied, files)
+		}
+		if j.dir {
+			if err := t.MkdirAll(j.dest); err != nil {
+				return treeError(err)
+			}
+			continue
+		}
+		err := putTreeFile(ctx, t, j)
+		if errors.Is(err, context.Canceled) {
+			return interrupted("%d of %d files copied; %s partial, removed", copied, files, j.dest)
+		}
+		if err != nil {
+			return err
+		}
+		copied++
+	}
+	return nil
+}
+
+// checkPutTree refuses, before anything is written, a put that cannot
+// complete: a file that exists (without --force), a directory in the way,
+// or more data than the space available holds (counted in whole blocks;
+// the filesystem's own metadata comes on top, so a put that passes may
+// still meet a full volume, and then removes its partial file).
+func checkPutTree(t writeTree, jobs []putJob, force bool) error {
+	sf := t.Statfs()
+	bs := int64(sf.BlockSize)
+	if bs <= 0 {
+		bs = 1
+	}
+	var need, bytes int64
+	for _, j := range jobs {
+		st, err := t.Stat(j.dest)
+		exists := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return treeError(err)
+		}
+		if j.dir {
+			if exists && !st.IsDir() {
+				return withCode(exitDestroy, fmt.Errorf("%s exists in the volume and is not a directory", j.dest))
+			}
+			continue
+		}
+		if exists && !force {
+			return withCode(exitDestroy, fmt.Errorf("%s exists in the volume (use --force to replace it)", j.dest))
+		}
+		if exists && st.IsDir() {
+			return withCode(exitDestroy, fmt.Errorf("%s is a directory in the volume", j.dest))
+		}
+		// A replaced file's blocks are freed only once the new content
+		// is complete, so they do not count as free.
+		need += (j.size + bs - 1) / bs * bs
+		bytes += j.size
+	}
+	if sf.TotalBytes > 0 && need > sf.AvailBytes {
+		return withCode(exitIO, fmt.Errorf("%w: the files need %s, %s is available; nothing was written",
+			filesystem.ErrNoSpace, humanSize(bytes), humanSize(sf.AvailBytes)))
+	}
+	return nil
+}
+
+// putTreeFile copies one local file in through a temporary name in the
+// destination's directory.
+func putTreeFile(ctx context.Context, t writeTree, j putJob) error {
+	in, err := os.Open(j.src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	dir, base := path.Split(j.dest)
+	tmp := path.Join(dir, atomicfile.TempName(base))
+	perm := j.perm
+	if perm == 0 {
+		perm = 0o644
+	}
+	out, err := t.CreateExcl(tmp, perm)
+	if err != nil {
+		return treeError(fmt.Errorf("%s: %w", j.dest, err))
+	}
+	_, err = copyCtx(ctx, out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = t.Chtimes(tmp, j.mtime, j.mtime)
+	}
+	if err == nil {
+		err = t.Rename(tmp, j.dest)
+	}
+	if err != nil {
+		t.Remove(tmp)
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		return treeError(fmt.Errorf("%s: %w", j.dest, err))
+	}
+	return nil
+}
+
+// rmTree, mkdirTree and mvTree are rm, mkdir and mv on a writeTree.
+func rmTree(t writeTree, paths []string, recursive bool) error {
+	for _, p := range paths {
+		p = volPath(p)
+		if p == "/" {
+			return usageError(errors.New("refusing to remove the root directory"))
+		}
+		st, err := t.Stat(p)
+		if err != nil {
+			return err
+		}
+		if st.IsDir() {
+			if !recursive {
+				return usageError(fmt.Errorf("%s is a directory (use -r)", p))
+			}
+			err = t.RemoveAll(p)
+		} else {
+			err = t.Remove(p)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mkdirTree(t writeTree, paths []string, parents bool) error {
+	for _, p := range paths {
+		var err error
+		if parents {
+			err = t.MkdirAll(volPath(p))
+		} else {
+			err = t.Mkdir(volPath(p))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mvTree(t writeTree, src, dst string, force bool) error {
+	if _, err := t.Stat(src); err != nil {
+		return err
+	}
+	if st, err := t.Stat(dst); err == nil {
+		if st.IsDir() {
+			dst = path.Join(dst, path.Base(src))
+			if _, err := t.Stat(dst); err == nil && !force {
+				return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", dst))
+			}
+		} else if !force {
+			return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", dst))
+		}
+	}
+	return t.Rename(src, dst)
+}

@@ -1,0 +1,126 @@
+package filesystem
+
+import (
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/cryptvol/cryptvol/exfat"
+)
+
+var exfatErrors = []errorPair{
+	{exfat.ErrNotExFAT, ErrUnknown},
+	{exfat.ErrTooSmall, ErrCorrupt},
+	{exfat.ErrCorrupt, ErrCorrupt},
+	{exfat.ErrUnsupported, ErrUnsupported},
+	{exfat.ErrReadOnly, ErrReadOnly},
+	{exfat.ErrNoSpace, ErrNoSpace},
+	// A file larger than the whole volume does not fit either.
+	{exfat.ErrFileTooLarge, ErrNoSpace},
+	{exfat.ErrNotDir, ErrNotDir},
+	{exfat.ErrIsDir, ErrIsDir},
+}
+
+// exfatFS puts exfat.FS behind the interface. exFAT has no links: Lstat
+// is Stat and Readlink always fails with fs.ErrInvalid.
+type exfatFS struct{ f *exfat.FS }
+
+// ExFAT returns the exfat.FS behind fsys, for exFAT-only operations
+// (attributes, creation times), or nil when fsys is not exFAT.
+func ExFAT(fsys FS) *exfat.FS {
+	if f, ok := fsys.(*exfatFS); ok {
+		return f.f
+	}
+	return nil
+}
+
+func (f *exfatFS) Type() string    { return "exfat" }
+func (f *exfatFS) Version() string { return "" }
+func (f *exfatFS) Label() string   { return f.f.Label() }
+func (f *exfatFS) ID() string {
+	s := f.f.Serial()
+	return fmt.Sprintf("%04X-%04X", s>>16, s&0xFFFF)
+}
+
+func (f *exfatFS) Stat(name string) (fs.FileInfo, error) {
+	fi, err := f.f.Stat(name)
+	if err != nil {
+		return nil, classify(err, exfatErrors)
+	}
+	return fi, nil
+}
+
+func (f *exfatFS) Lstat(name string) (fs.FileInfo, error) { return f.Stat(name) }
+
+func (f *exfatFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, err := f.f.ReadDir(name)
+	return ents, classify(err, exfatErrors)
+}
+
+func (f *exfatFS) Open(name string) (File, error) {
+	f2, err := f.f.Open(name)
+	if err != nil {
+		return nil, classify(err, exfatErrors)
+	}
+	return &file{f2, exfatErrors}, nil
+}
+
+func (f *exfatFS) Readlink(name string) (string, error) {
+	if _, err := f.Stat(name); err != nil {
+		return "", err
+	}
+	return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+}
+
+func (f *exfatFS) Statfs() Statfs {
+	s := f.f.Statfs()
+	return Statfs{BlockSize: s.ClusterSize, TotalBytes: s.TotalBytes, FreeBytes: s.FreeBytes, AvailBytes: s.FreeBytes}
+}
+
+func (f *exfatFS) Close() error { return classify(f.f.Close(), exfatErrors) }
+
+func (f *exfatFS) Create(name string) (WritableFile, error) {
+	ff, err := f.f.Create(name)
+	if err != nil {
+		return nil, classify(err, exfatErrors)
+	}
+	return &exfatWritable{file{ff, exfatErrors}, ff}, nil
+}
+
+func (f *exfatFS) Mkdir(name string) error  { return classify(f.f.Mkdir(name), exfatErrors) }
+func (f *exfatFS) Remove(name string) error { return classify(f.f.Remove(name), exfatErrors) }
+func (f *exfatFS) Rename(oldpath, newpath string) error {
+	return classify(f.f.Rename(oldpath, newpath), exfatErrors)
+}
+func (f *exfatFS) Chtimes(name string, atime, mtime time.Time) error {
+	return classify(f.f.Chtimes(name, atime, mtime), exfatErrors)
+}
+func (f *exfatFS) Sync() error { return classify(f.f.Sync(), exfatErrors) }
+
+func (f *exfatFS) Check(repair bool) (CheckReport, error) {
+	r, err := f.f.Check(repair)
+	if err != nil {
+		return nil, classify(err, exfatErrors)
+	}
+	return r, nil
+}
+
+// exfatWritable adds this package's sentinels to an exfat.File's write
+// errors.
+type exfatWritable struct {
+	file
+	w *exfat.File
+}
+
+func (f *exfatWritable) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	return n, classify(err, exfatErrors)
+}
+
+func (f *exfatWritable) WriteAt(p []byte, off int64) (int, error) {
+	n, err := f.w.WriteAt(p, off)
+	return n, classify(err, exfatErrors)
+}
+
+func (f *exfatWritable) Truncate(size int64) error { return classify(f.w.Truncate(size), exfatErrors) }
+func (f *exfatWritable) Sync() error               { return classify(f.w.Sync(), exfatErrors) }
