@@ -183,7 +183,11 @@ func runArchive(ctx context.Context, a *app, args []string) error {
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
-		fmt.Fprint(a.stdout, archiveUsage)
+		// The options every subcommand shares.
+		fl := newFlags(commands["archive"], a)
+		addArchiveCredFlags(fl)
+		shownFlags = fl
+		fmt.Fprint(a.stdout, helpText(commands["archive"], fl))
 		return errHelpShown
 	}
 	sub, ok := archiveSubcommands[args[0]]

@@ -157,8 +157,8 @@ func runBenchmark(ctx context.Context, a *app, args []string) error {
 	fs.IntVar(&bf.pim, "pim", 0, "kdf: VeraCrypt PIM of the header figures (0 = default)")
 	fs.BoolVar(&bf.argon2Full, "argon2-full", false, "kdf: time one full Argon2id derivation instead of scaling smaller runs")
 	fs.StringVar(&bf.size, "size", "", "matrix, io, enc, archive: data size (K, M, G suffixes); default depends on the kind")
-	for _, k := range benchmarkKinds {
-		if k.flags != nil {
+	for _, name := range sortedKinds() { // sorted: one help text, always the same
+		if k := benchmarkKinds[name]; k.flags != nil {
 			k.flags(fs)
 		}
 	}
@@ -397,4 +397,14 @@ func (p *progressLine) done() {
 	if p.on && p.width > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
 	}
+}
+
+// sortedKinds are the benchmark kinds' names, sorted.
+func sortedKinds() []string {
+	names := make([]string, 0, len(benchmarkKinds))
+	for n := range benchmarkKinds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
