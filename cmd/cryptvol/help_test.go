@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,20 @@ func TestEveryCommandHelp(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInterruptedText: after Ctrl-C the user reads "interrupted" (or the
+// command's own account of what it had done), never "context canceled".
+func TestInterruptedText(t *testing.T) {
+	for _, c := range []struct{ err, want string }{
+		{"context canceled", "interrupted"},
+		{"writing /a: context canceled", "interrupted"},
+		{"interrupted: 3 of 5 files copied", "interrupted: 3 of 5 files copied"},
+		{"interrupted: 3 of 5 files copied: context canceled", "interrupted: 3 of 5 files copied"},
+	} {
+		if got := interruptedText(errors.New(c.err)); got != c.want {
+			t.Errorf("interruptedText(%q) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }
