@@ -127,8 +127,11 @@ func (cf *credFlags) readPassword(a *app, fs *pflag.FlagSet, file, flagName, pro
 	if haveKeyfiles && (cf.nonInteractive || !stdinIsTerminal()) {
 		return nil, nil
 	}
+	if pw, ok, err := pipedPassword(a, cf); ok || err != nil {
+		return pw, err
+	}
 	if cf.nonInteractive || !stdinIsTerminal() {
-		return nil, usageError(errors.New("no password given: use --password-file FILE (- for stdin), -p PASSWORD, or run on a terminal to be asked"))
+		return nil, usageError(errors.New("no password given: use --password-file FILE (- for stdin), -p PASSWORD, pipe it in, or run on a terminal to be asked"))
 	}
 	cf.prompted = true
 	return promptPassword(a, prompt)
@@ -157,4 +160,20 @@ func readPasswordFile(a *app, name string) ([]byte, error) {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	return line, nil
+}
+
+// pipedPassword reads the password from standard input when it is not a
+// terminal (`echo pw | cryptvol ls vol`, as cryptsetup does), unless
+// stdin is the command's data or --non-interactive. ok is false when
+// nothing was piped in, so the caller says how to give one.
+func pipedPassword(a *app, cf *credFlags) (pw []byte, ok bool, err error) {
+	if cf.nonInteractive || a.stdinTaken || stdinIsTerminal() || a.stdin == nil {
+		return nil, false, nil
+	}
+	a.stdinTaken = true
+	pw, err = readPasswordFile(a, "-")
+	if err != nil {
+		return nil, false, err
+	}
+	return pw, len(pw) > 0, nil
 }

@@ -23,6 +23,12 @@ func (cf *credFlags) newPassword(a *app, fs *pflag.FlagSet, what string, haveKey
 		if haveKeyfiles {
 			return nil, nil
 		}
+		if pw, ok, err := pipedPassword(a, cf); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return pw, checkNewPassword(a, pw, haveKeyfiles, cf.newFormat(what))
+		}
 		return nil, usageError(errors.New("no password given for the new " + what + ": use --password-file FILE, -p PASSWORD, keyfiles, or run on a terminal"))
 	}
 	pw, err := promptPassword(a, "Enter password for the new "+what+": ")
