@@ -37,6 +37,9 @@ type credFlags struct {
 	hiddenKeyfiles     []string
 	hiddenPIM          int
 
+	// compat holds the VeraCrypt and cryptsetup spellings (compat_flags.go).
+	compat compatFlags
+
 	// prompted is set when resolve asked for the password on the
 	// terminal (withTries asks again when it was wrong).
 	prompted bool
@@ -59,12 +62,14 @@ func addCredFlags(fs *pflag.FlagSet) *credFlags {
 	fs.Int64Var(&cf.keyfileSize, "keyfile-size", 0, "LUKS: read at most `N` bytes of the key file")
 	fs.BoolVar(&cf.nonInteractive, "non-interactive", false, "never prompt; fail if something is missing")
 	fs.Lookup("password").NoOptDefVal = ""
+	credFlagsOf[fs] = cf
 	return cf
 }
 
 // addProtectFlags adds TrueCrypt's hidden-volume protection options.
 func (cf *credFlags) addProtectFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&cf.protectHidden, "protect-hidden", false, "refuse writes that would land in the hidden volume (asks for its password)")
+	fs.Var(&yesNoFlag{&cf.protectHidden}, "protect-hidden", "refuse writes that would land in the hidden volume (asks for its password); =yes|no as VeraCrypt")
+	fs.Lookup("protect-hidden").NoOptDefVal = "yes"
 	fs.StringVar(&cf.hiddenPasswordFile, "hidden-password-file", "", "password of the hidden volume to protect, from `FILE`")
 	fs.StringArrayVar(&cf.hiddenKeyfiles, "hidden-keyfile", nil, "keyfile of the hidden volume to protect (repeatable)")
 	fs.IntVar(&cf.hiddenPIM, "hidden-pim", 0, "PIM of the hidden volume to protect")
@@ -74,6 +79,9 @@ func (cf *credFlags) addProtectFlags(fs *pflag.FlagSet) {
 // opens the volume.
 func (cf *credFlags) resolve(a *app, fs *pflag.FlagSet, readOnly bool) (volume.Credentials, volume.Options, error) {
 	var c volume.Credentials
+	if cf.compat.readOnly && !readOnly {
+		return c, volume.Options{}, usageError(fmt.Errorf("-m ro (read-only): %s writes to the volume", fs.Name()))
+	}
 	pw, err := cf.readPassword(a, fs, cf.passwordFile, "password", "Enter password: ", len(cf.keyfiles) > 0)
 	if err != nil {
 		return c, volume.Options{}, err
@@ -119,6 +127,9 @@ func (cf *credFlags) resolve(a *app, fs *pflag.FlagSet, readOnly bool) (volume.C
 func (cf *credFlags) readPassword(a *app, fs *pflag.FlagSet, file, flagName, prompt string, haveKeyfiles bool) ([]byte, error) {
 	if file != "" {
 		return readPasswordFile(a, file)
+	}
+	if flagName != "" && cf.compat.keyFile != "" {
+		return cf.keyFilePassphrase(a)
 	}
 	if flagName != "" && fs.Changed(flagName) {
 		a.warnf("a password given with -p/--password is visible to other users of this machine; prefer --password-file")

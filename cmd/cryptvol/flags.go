@@ -27,6 +27,10 @@ func newFlags(c *command, a *app) *pflag.FlagSet {
 // parseFlags parses args; on --help it prints the command's help (see
 // helpText) and returns errHelpShown.
 func parseFlags(fs *pflag.FlagSet, c *command, a *app, args []string) error {
+	cf := credFlagsOf[fs]
+	if cf != nil {
+		cf.addCompatFlags(fs)
+	}
 	if err := fs.Parse(args); err != nil {
 		return usageError(suggestFlag(fs, err))
 	}
@@ -37,6 +41,10 @@ func parseFlags(fs *pflag.FlagSet, c *command, a *app, args []string) error {
 	}
 	if a.quiet && a.verbose {
 		return usageError(errors.New("-q/--quiet and -v/--verbose contradict each other"))
+	}
+	if cf != nil {
+		delete(credFlagsOf, fs)
+		return cf.applyCompat(a, fs)
 	}
 	return nil
 }
