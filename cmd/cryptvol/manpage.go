@@ -70,5 +70,14 @@ func roffEscape(s string) string {
 	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
 		s = `\&` + s
 	}
-	return s
+	// Beyond ASCII as groff's own escapes, so the page needs no preconv.
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x80 {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, `\[u%04X]`, r)
+		}
+	}
+	return b.String()
 }
