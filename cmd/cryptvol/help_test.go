@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -77,5 +78,37 @@ func TestInterruptedText(t *testing.T) {
 		if got := interruptedText(errors.New(c.err)); got != c.want {
 			t.Errorf("interruptedText(%q) = %q, want %q", c.err, got, c.want)
 		}
+	}
+}
+
+// TestReadmeWalk checks that testdata/script/readme_walk.txtar runs every
+// example line of README.md (each indented line that calls ./cryptvol), in
+// order, exactly as written, and nothing else through sh -c.
+func TestReadmeWalk(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "    ") && strings.Contains(l, "./cryptvol") {
+			want = append(want, l[4:])
+		}
+	}
+	script, err := os.ReadFile("testdata/script/readme_walk.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(string(script), "\n") {
+		if rest, ok := strings.CutPrefix(l, "exec sh -c '"); ok && strings.HasPrefix(rest, "./cryptvol") {
+			got = append(got, strings.ReplaceAll(strings.TrimSuffix(rest, "'"), "''", "'"))
+		}
+	}
+	if len(want) < 10 {
+		t.Fatalf("only %d example lines found in README.md", len(want))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("readme_walk.txtar does not run the README's examples as written:\nREADME:\n%s\n\nscript:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}
 }
