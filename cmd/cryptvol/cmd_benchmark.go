@@ -387,9 +387,12 @@ func (p *progressLine) update(done, total int) {
 	if !p.on {
 		return
 	}
-	s := fmt.Sprintf("\r%s: %d/%d", p.label, done, total)
+	s := fmt.Sprintf("%s: %d/%d", p.label, done, total)
+	// Blank out what a longer line before left (a phase's label may
+	// be shorter than the one before it).
+	pad := strings.Repeat(" ", max(0, p.width-len(s)))
 	p.width = len(s)
-	fmt.Fprint(p.w, s)
+	fmt.Fprintf(p.w, "\r%s%s", s, pad)
 }
 
 // done erases the line.

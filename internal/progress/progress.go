@@ -23,29 +23,31 @@ type Bar struct {
 	// step (a key derivation) does not count.
 	first     time.Time
 	firstDone int64
-	drawn     time.Time
-	enabled   bool
-	width     int
+	// now is the clock (a fake one in tests).
+	now     func() time.Time
+	drawn   time.Time
+	enabled bool
+	width   int
 }
 
 // New starts a bar. When enabled is false (output is not a terminal) the bar
 // draws nothing, but still measures the speed for Finish.
 func New(w io.Writer, label string, total int64, enabled bool) *Bar {
-	return &Bar{w: w, label: label, total: total, start: time.Now(), enabled: enabled}
+	return &Bar{w: w, label: label, total: total, start: time.Now(), enabled: enabled, now: time.Now}
 }
 
 // Set records progress and redraws at most ten times a second.
 func (b *Bar) Set(done int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := b.now()
 	if b.first.IsZero() {
-		b.first, b.firstDone = time.Now(), done
+		b.first, b.firstDone = now, done
 	}
 	b.done = done
 	if !b.enabled {
 		return
 	}
-	now := time.Now()
 	if now.Sub(b.drawn) < 100*time.Millisecond && done < b.total {
 		return
 	}
@@ -84,7 +86,7 @@ func (b *Bar) draw(now time.Time) {
 func (b *Bar) Finish() float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	speed := b.speed(time.Now())
+	speed := b.speed(b.now())
 	if b.enabled && b.width > 0 {
 		// Erase the line, so the caller's summary ("Done ...") is not
 		// printed beside a stale percentage.
