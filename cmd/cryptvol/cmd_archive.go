@@ -192,7 +192,7 @@ func runArchive(ctx context.Context, a *app, args []string) error {
 	}
 	sub, ok := archiveSubcommands[args[0]]
 	if !ok {
-		return usageError(fmt.Errorf("unknown subcommand %q: want create, add, ls, get, cat, rm, compact or verify", args[0]))
+		return usageError(fmt.Errorf("unknown subcommand %q%s: want create, add, ls, get, cat, rm, compact or verify", args[0], didYouMean(args[0], archiveSubcommandNames())))
 	}
 	return sub.run(ctx, a, args[1:])
 }

@@ -172,7 +172,7 @@ func runBenchmark(ctx context.Context, a *app, args []string) error {
 	}
 	k, ok := benchmarkKinds[kind]
 	if !ok {
-		return usageError(fmt.Errorf("unknown benchmark %q (want %s)", kind, kindNames()))
+		return usageError(fmt.Errorf("unknown benchmark %q%s (want %s)", kind, didYouMean(kind, append(sortedKinds(), "compare")), kindNames()))
 	}
 	return k.run(ctx, a, bf, rest)
 }

@@ -115,6 +115,14 @@ func suggestFlag(fs *pflag.FlagSet, err error) error {
 	return err
 }
 
+// didYouMean is "; did you mean X?" for a mistyped word, or "".
+func didYouMean(word string, candidates []string) string {
+	if s := closest(word, candidates); s != "" {
+		return fmt.Sprintf("; did you mean %q?", s)
+	}
+	return ""
+}
+
 // closest is the candidate nearest to word by edit distance, when it is
 // near enough to be a typo (at most a third of the word wrong), or one that
 // word is a prefix of.

@@ -99,11 +99,7 @@ func run(args []string, a *app) int {
 		for n := range aliases {
 			names = append(names, n)
 		}
-		hint := ""
-		if s := closest(name, names); s != "" {
-			hint = fmt.Sprintf("; did you mean %q?", s)
-		}
-		fmt.Fprintf(a.stderr, "cryptvol: unknown command %q%s (run 'cryptvol help')\n", name, hint)
+		fmt.Fprintf(a.stderr, "cryptvol: unknown command %q%s (run 'cryptvol help')\n", name, didYouMean(name, names))
 		return exitUsage
 	}
 	name = c.name
