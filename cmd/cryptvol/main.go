@@ -83,13 +83,8 @@ func run(args []string, a *app) int {
 		name = "version"
 	}
 	name, args = veracryptShape(name, args)
-	c, ok := commands[name]
-	if !ok {
-		if a, ok := aliases[name]; ok {
-			c = commands[a]
-		}
-	}
-	if !ok && c == nil {
+	c := lookupCommand(name)
+	if c == nil {
 		var names []string
 		for n, c := range commands {
 			if !c.hidden {
@@ -125,6 +120,14 @@ func run(args []string, a *app) int {
 	return code
 }
 
+// lookupCommand finds a command by its name or another name (aliases).
+func lookupCommand(name string) *command {
+	if c, ok := commands[name]; ok {
+		return c
+	}
+	return commands[aliases[name]]
+}
+
 // globalFlags takes -q/--quiet and -v/--verbose given before the command
 // name (after it, every command's flag set takes them).
 func globalFlags(a *app, args []string) []string {
@@ -152,13 +155,8 @@ func runHelp(a *app, args []string) int {
 	if args[0] == "--man" {
 		return writeManPage(a)
 	}
-	c, ok := commands[args[0]]
-	if !ok {
-		if n, isAlias := aliases[args[0]]; isAlias {
-			c, ok = commands[n], true
-		}
-	}
-	if !ok {
+	c := lookupCommand(args[0])
+	if c == nil {
 		fmt.Fprintf(a.stderr, "cryptvol help: unknown command %q (run 'cryptvol help')\n", args[0])
 		return exitUsage
 	}
