@@ -98,6 +98,9 @@ func (cf *credFlags) applyCompat(a *app, fs *pflag.FlagSet) error {
 func (cf *credFlags) keyFilePassphrase(a *app) ([]byte, error) {
 	var r io.Reader
 	if cf.compat.keyFile == "-" {
+		if a.stdinTaken {
+			return nil, usageError(errors.New("standard input is already read for something else (a - argument): give --key-file a FILE"))
+		}
 		r = a.stdin
 		a.stdinTaken = true
 	} else {

@@ -155,6 +155,10 @@ func stdinIsTerminal() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
 func readPasswordFile(a *app, name string) ([]byte, error) {
 	var r io.Reader
 	if name == "-" {
+		if a.stdinTaken {
+			return nil, usageError(errors.New("standard input is already read for something else (a - argument or another password): give this password with --password-file FILE"))
+		}
+		a.stdinTaken = true
 		r = a.stdin
 	} else {
 		f, err := os.Open(name)
@@ -181,7 +185,6 @@ func pipedPassword(a *app, cf *credFlags) (pw []byte, ok bool, err error) {
 	if cf.nonInteractive || a.stdinTaken || stdinIsTerminal() || a.stdin == nil {
 		return nil, false, nil
 	}
-	a.stdinTaken = true
 	pw, err = readPasswordFile(a, "-")
 	if err != nil {
 		return nil, false, err
