@@ -102,7 +102,7 @@ Example:
   cryptvol archive add thumbs.cva new.jpg more/ -r -k thumbs.key
   generate | cryptvol archive add a.cva - --name report.txt --password-file pw
 `},
-	"ls": {name: "archive ls", usage: `Usage: cryptvol archive ls ARCHIVE [-l] [credentials]
+	"ls": {name: "archive ls", usage: `Usage: cryptvol archive ls ARCHIVE [-l] [--json] [credentials]
 
 Lists the members in the order they were added; -l adds mode, size and
 modification time. On a damaged archive it lists what the readable parts
@@ -183,12 +183,16 @@ func runArchive(ctx context.Context, a *app, args []string) error {
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
-		fmt.Fprint(a.stdout, archiveUsage)
+		// The options every subcommand shares.
+		fl := newFlags(commands["archive"], a)
+		addArchiveCredFlags(fl)
+		shownFlags = fl
+		fmt.Fprint(a.stdout, helpText(commands["archive"], fl))
 		return errHelpShown
 	}
 	sub, ok := archiveSubcommands[args[0]]
 	if !ok {
-		return usageError(fmt.Errorf("unknown subcommand %q: want create, add, ls, get, cat, rm, compact or verify", args[0]))
+		return usageError(fmt.Errorf("unknown subcommand %q%s: want create, add, ls, get, cat, rm, compact or verify", args[0], didYouMean(args[0], archiveSubcommandNames())))
 	}
 	return sub.run(ctx, a, args[1:])
 }
@@ -618,6 +622,7 @@ func runArchiveAdd(ctx context.Context, a *app, args []string) error {
 func runArchiveLs(ctx context.Context, a *app, args []string) error {
 	fl, ac, c := archiveFlags("ls", a)
 	long := fl.BoolP("long", "l", false, "show mode, size and modification time")
+	asJSON := fl.Bool("json", false, "print a JSON array: name, type, size, mode, mtime")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
@@ -629,7 +634,19 @@ func runArchiveLs(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer ar.Close()
+	if *asJSON {
+		ents := []jsonEntry{}
+		for _, e := range ar.List() {
+			ents = append(ents, jsonEntry{Name: e.Name, Type: entryType(e.Mode), Size: e.Size, Mode: e.Mode.String(), ModTime: e.ModTime})
+		}
+		if err := writeJSON(a.stdout, ents); err != nil {
+			return err
+		}
+	}
 	for _, e := range ar.List() {
+		if *asJSON {
+			break
+		}
 		if !*long {
 			fmt.Fprintln(a.stdout, e.Name)
 			continue

@@ -161,8 +161,8 @@ func runBenchmark(ctx context.Context, a *app, args []string) error {
 	fs.IntVar(&bf.pim, "pim", 0, "kdf: VeraCrypt PIM of the header figures (0 = default)")
 	fs.BoolVar(&bf.argon2Full, "argon2-full", false, "kdf: time one full Argon2id derivation instead of scaling smaller runs")
 	fs.StringVar(&bf.size, "size", "", "matrix, io, enc, archive: data size (K, M, G suffixes); default depends on the kind")
-	for _, k := range benchmarkKinds {
-		if k.flags != nil {
+	for _, name := range sortedKinds() { // sorted: one help text, always the same
+		if k := benchmarkKinds[name]; k.flags != nil {
 			k.flags(fs)
 		}
 	}
@@ -176,7 +176,7 @@ func runBenchmark(ctx context.Context, a *app, args []string) error {
 	}
 	k, ok := benchmarkKinds[kind]
 	if !ok {
-		return usageError(fmt.Errorf("unknown benchmark %q (want %s)", kind, kindNames()))
+		return usageError(fmt.Errorf("unknown benchmark %q%s (want %s)", kind, didYouMean(kind, append(sortedKinds(), "compare")), kindNames()))
 	}
 	return k.run(ctx, a, bf, rest)
 }
@@ -398,9 +398,12 @@ func (p *progressLine) update(done, total int) {
 	if !p.on {
 		return
 	}
-	s := fmt.Sprintf("\r%s: %d/%d", p.label, done, total)
+	s := fmt.Sprintf("%s: %d/%d", p.label, done, total)
+	// Blank out what a longer line before left (a phase's label may
+	// be shorter than the one before it).
+	pad := strings.Repeat(" ", max(0, p.width-len(s)))
 	p.width = len(s)
-	fmt.Fprint(p.w, s)
+	fmt.Fprintf(p.w, "\r%s%s", s, pad)
 }
 
 // done erases the line.
@@ -408,4 +411,14 @@ func (p *progressLine) done() {
 	if p.on && p.width > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
 	}
+}
+
+// sortedKinds are the benchmark kinds' names, sorted.
+func sortedKinds() []string {
+	names := make([]string, 0, len(benchmarkKinds))
+	for n := range benchmarkKinds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -88,7 +88,7 @@ func runBenchMatrix(ctx context.Context, a *app, bf *benchFlags, args []string) 
 	}
 	defer os.RemoveAll(dir)
 	total := int64(len(hashes) * len(encs))
-	bar := progress.New(a.stderr, "Creating volumes", total, stderrIsTerminal())
+	bar := progress.New(a.stderr, "Creating volumes", total, a.showProgress())
 	var rows []matrixRow
 	for _, h := range hashes {
 		for _, e := range encs {

@@ -169,7 +169,7 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", path))
 	}
 	return createFile(a, path, size, func(dev *volume.FileDevice) error {
-		bar := progress.New(a.stderr, "Creating", dev.Size(), stderrIsTerminal())
+		bar := progress.New(a.stderr, "Creating", dev.Size(), a.showProgress())
 		opts.Progress = func(done, total int64) { bar.Set(done) }
 		cr, err := tcrypt.Create(ctx, dev, creds, opts)
 		if err != nil {
@@ -180,7 +180,7 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 		if !f.quick {
-			fmt.Fprintf(a.stdout, "Done: 100.000%%  Speed: %s/s  Left: 0 s\n", progress.FormatRate(speed))
+			a.infof("Done: 100.000%%  Speed: %s/s  Left: 0 s", progress.FormatRate(speed))
 		}
 		in := cr.Unlocked.Info
 		fmt.Fprintf(a.stdout, "Created %s volume %s: %s, %s, %s (header key derivation %.2f s)\n",
@@ -309,7 +309,7 @@ func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) boo
 	if oi.Format == "truecrypt" {
 		opts.TrueCrypt = true
 	}
-	bar := progress.New(a.stderr, "Creating hidden volume", size, stderrIsTerminal())
+	bar := progress.New(a.stderr, "Creating hidden volume", size, a.showProgress())
 	opts.Progress = func(done, total int64) { bar.Set(done) }
 	cr, err := tcrypt.CreateHidden(ctx, dev, creds, opts, size, usedEnd)
 	if err != nil {
@@ -350,7 +350,7 @@ func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFl
 		hdrTmp = ht
 	}
 	return createFile(a, path, size, func(dev *volume.FileDevice) error {
-		bar := progress.New(a.stderr, "Creating", dev.Size(), stderrIsTerminal())
+		bar := progress.New(a.stderr, "Creating", dev.Size(), a.showProgress())
 		common := luksCreateCommon{Type: typ, Hash: cf.hash, Encryption: cf.encryption, Label: f.label, KeySlot: cf.keySlot, Quick: f.quick,
 			Progress: func(done, total int64) { bar.Set(done) }}
 		if hdr != nil {
@@ -369,7 +369,7 @@ func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFl
 			return err
 		}
 		if !f.quick {
-			fmt.Fprintf(a.stdout, "Done: 100.000%%  Speed: %s/s  Left: 0 s\n", progress.FormatRate(speed))
+			a.infof("Done: 100.000%%  Speed: %s/s  Left: 0 s", progress.FormatRate(speed))
 		}
 		if hdrTmp != nil {
 			hdr.Close() // Windows renames no open file

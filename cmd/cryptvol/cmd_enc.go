@@ -23,6 +23,7 @@ spellings: single-dash long options (-in, -aes-256-cbc, -pass pass:x), also
 accepted with two dashes or as -option=value. Files made by either program
 decrypt with the other.
 
+Options:
   -e / -d              encrypt (default) / decrypt
   -CIPHER, -cipher NAME  aes-{128,192,256}-{cbc,ctr,cfb,cfb8,ofb,ecb},
                        camellia-*-*, chacha20, des-ede3-cbc, bf-cbc, rc4, ...

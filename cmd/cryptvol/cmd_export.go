@@ -83,7 +83,7 @@ func (e *copyInterrupted) Unwrap() error { return context.Canceled }
 // copyVolume streams size bytes of r to w in large chunks, with a progress
 // bar on a terminal.
 func copyVolume(ctx context.Context, a *app, w io.Writer, r io.ReaderAt, size int64) error {
-	bar := progress.New(a.stderr, "Exporting", size, stderrIsTerminal())
+	bar := progress.New(a.stderr, "Exporting", size, a.showProgress())
 	buf := make([]byte, 4<<20)
 	for off := int64(0); off < size; {
 		if ctx.Err() != nil {

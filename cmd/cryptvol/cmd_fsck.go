@@ -15,7 +15,7 @@ func init() {
 	register(&command{
 		name:    "fsck",
 		summary: "check (and with --repair, fix) the filesystem inside a volume",
-		usage: `Usage: cryptvol fsck VOLUME [--repair] [credentials]
+		usage: `Usage: cryptvol fsck VOLUME [--repair] [--json] [credentials]
 
 Checks the FAT filesystem inside VOLUME, changing nothing: lost clusters,
 cross-linked files, bad directory entries, broken or over-long cluster
@@ -64,6 +64,7 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
 	repair := fl.Bool("repair", false, "repair what is found (cross-links, bad entries, broken chains, lost clusters, ...)")
+	asJSON := fl.Bool("json", false, "print the report as JSON (the exit status is the same)")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
@@ -85,7 +86,13 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return fatError(err)
 	}
-	fmt.Fprint(a.stdout, rep.String())
+	if *asJSON {
+		if err := writeJSON(a.stdout, fsckJSON(rep)); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(a.stdout, rep.String())
+	}
 	return fsckResult(rep, fl.Arg(0))
 }
 

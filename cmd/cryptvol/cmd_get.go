@@ -25,9 +25,10 @@ NTFS) to DEST (default: its name in the current directory), or to standard
 output with -. A directory needs -r and is copied with everything in it,
 symbolic links as links. Existing local files are kept unless --force (every
 destination is checked before anything is written); each file is written to
-a temporary name and renamed when complete, with its modification time; a
-tree is flushed to disk once, when all is copied. Ctrl-C stops between or
-inside files, removes the partial one and says how far the copy got.
+a temporary name and renamed when complete, with its modification time and
+the volume's permissions less the umask (as cp makes them); a tree is
+flushed to disk once, when all is copied. Ctrl-C stops between or inside
+files, removes the partial one and says how far the copy got.
 
 Example:
   cryptvol get secret.hc /notes.txt - --password-file pw.txt
@@ -175,7 +176,7 @@ func getAll(ctx context.Context, a *app, fsys filesystem.FS, jobs []getJob, tree
 			copied++
 			continue
 		}
-		err := atomicfile.Write(j.dest, atomicfile.Options{KeepMode: true, NoSync: tree, Leftover: a.leftover}, func(w io.Writer) error {
+		err := atomicfile.Write(j.dest, atomicfile.Options{Perm: newFileMode(j.info), KeepMode: true, NoSync: tree, Leftover: a.leftover}, func(w io.Writer) error {
 			return copyOut(ctx, fsys, j.src, w)
 		})
 		if errors.Is(err, context.Canceled) {
@@ -228,4 +229,11 @@ func localName(n string) string {
 		return "_" + filepath.Base(n)
 	}
 	return n
+}
+
+// newFileMode is the mode of a new local file, as cp makes it: the
+// volume's permission bits without those the umask takes away (at least
+// owner read and write, so the copy can be read back).
+func newFileMode(fi fs.FileInfo) fs.FileMode {
+	return (fi.Mode().Perm()&^umask() | 0o600) & fs.ModePerm
 }

@@ -61,7 +61,7 @@ func runHeader(ctx context.Context, a *app, args []string) error {
 	}
 	verb, path, file := fl.Arg(0), fl.Arg(1), fl.Arg(2)
 	if verb != "backup" && verb != "restore" {
-		return usageError(fmt.Errorf("unknown header action %q (want backup or restore)", verb))
+		return usageError(fmt.Errorf("unknown header action %q%s (want backup or restore)", verb, didYouMean(verb, subcommandsOf["header"])))
 	}
 	dev, err := volume.OpenDevice(path, verb == "backup")
 	if err != nil {

@@ -108,7 +108,8 @@ func printInfo(w io.Writer, in volume.Info) {
 		row("Header used", "BACKUP (the primary header is damaged)")
 	}
 	if in.ReadOnly {
-		row("Read-only", "yes")
+		// The session, not the volume: info opens every volume read-only.
+		row("Opened", "read-only by this command (info never writes; says nothing of the volume)")
 	}
 	if in.UUID != "" {
 		row("UUID", in.UUID)

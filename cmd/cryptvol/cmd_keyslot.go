@@ -105,7 +105,7 @@ func runKeyslot(ctx context.Context, a *app, args []string) error {
 		return keyslotList(a, cf, path, kf.asJSON)
 	case "add", "remove", "kill", "change":
 	default:
-		return usageError(fmt.Errorf("unknown keyslot action %q (want list, add, remove or change)", sub))
+		return usageError(fmt.Errorf("unknown keyslot action %q%s (want list, add, remove or change)", sub, didYouMean(sub, subcommandsOf["keyslot"])))
 	}
 	hdrPath := path
 	if cf.header != "" {

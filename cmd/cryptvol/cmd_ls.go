@@ -13,7 +13,7 @@ func init() {
 	register(&command{
 		name:    "ls",
 		summary: "list files inside a volume (no root, no mount)",
-		usage: `Usage: cryptvol ls VOLUME [PATH] [-l] [credentials]
+		usage: `Usage: cryptvol ls VOLUME [PATH] [-l] [--json] [credentials]
 
 Lists the directory PATH (default /) of the filesystem inside VOLUME (FAT,
 ext2/3/4 or NTFS). With -l, each line shows type (d directory, l symbolic
@@ -34,7 +34,7 @@ Example:
 	register(&command{
 		name:    "df",
 		summary: "show the size and free space of the filesystem inside a volume",
-		usage: `Usage: cryptvol df VOLUME [credentials]
+		usage: `Usage: cryptvol df VOLUME [--json] [credentials]
 
 Example:
   cryptvol df secret.hc --password-file pw.txt
@@ -48,6 +48,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
 	long := fl.BoolP("long", "l", false, "long listing: type, size, time, name")
+	asJSON := fl.Bool("json", false, "print a JSON array: name, type, size, mode, mtime, target, damage")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
@@ -82,6 +83,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		ents = []fs.DirEntry{fs.FileInfoToDirEntry(lst)}
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	jsonEnts := []jsonEntry{}
 	for _, e := range ents {
 		damage := ""
 		if d, ok := e.(interface{ Damage() string }); ok {
@@ -94,7 +96,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 			}
 			a.warnf("%s: damaged entry (%s): 'cryptvol rm' removes it, 'cryptvol fsck %s --repair' repairs it", p, damage, fl.Arg(0))
 		}
-		if !*long {
+		if !*long && !*asJSON {
 			name := e.Name()
 			if e.IsDir() {
 				name += "/"
@@ -118,11 +120,24 @@ func runLs(ctx context.Context, a *app, args []string) error {
 			}
 			name += " -> " + target
 		}
+		if *asJSON {
+			je := jsonEntry{Name: e.Name(), Type: entryType(fi.Mode()), Size: fi.Size(), Mode: fi.Mode().String(), ModTime: fi.ModTime(), Damage: damage}
+			if t, ok := strings.CutPrefix(name, e.Name()+" -> "); ok {
+				je.Target = t
+			}
+			jsonEnts = append(jsonEnts, je)
+			continue
+		}
 		kind := kindChar(fi.Mode())
 		if damage != "" {
 			kind = "!"
 		}
 		fmt.Fprintf(a.stdout, "%s %12d %s %s\n", kind, fi.Size(), fi.ModTime().Local().Format("2006-01-02 15:04:05"), name)
+	}
+	if *asJSON {
+		if err := writeJSON(a.stdout, jsonEnts); err != nil {
+			return err
+		}
 	}
 	return fsError(dirErr)
 }
@@ -150,6 +165,7 @@ func runDf(ctx context.Context, a *app, args []string) error {
 	c := commands["df"]
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
+	asJSON := fl.Bool("json", false, "print JSON: type, label, id, block size, total, used, free, available bytes, inodes")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
@@ -169,6 +185,14 @@ func runDf(ctx context.Context, a *app, args []string) error {
 	}
 	if strings.HasPrefix(name, "ext") {
 		idKind, unit = "UUID", "blocks"
+	}
+	if *asJSON {
+		return writeJSON(a.stdout, map[string]any{
+			"filesystem": name, "label": fsys.Label(), strings.ToLower(idKind): fsys.ID(),
+			"block_size": s.BlockSize, "total_bytes": s.TotalBytes, "used_bytes": used,
+			"free_bytes": s.FreeBytes, "available_bytes": s.AvailBytes,
+			"inodes": s.Files, "free_inodes": s.FreeFiles,
+		})
 	}
 	fmt.Fprintf(a.stdout, "Filesystem  %s, label %q, %s %s, %d-byte %s\n", name, fsys.Label(), idKind, fsys.ID(), s.BlockSize, unit)
 	fmt.Fprintf(a.stdout, "Size        %d bytes (%s)\n", s.TotalBytes, humanSize(s.TotalBytes))

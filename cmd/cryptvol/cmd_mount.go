@@ -132,6 +132,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	if err := parseFlags(fs, c, a, args); err != nil {
 		return err
 	}
+	mf.readOnly = mf.readOnly || cf.compat.readOnly // VeraCrypt's -m ro
 	if err := wantArgs(fs, 2, 2); err != nil {
 		return err
 	}

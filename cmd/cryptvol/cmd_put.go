@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cryptvol/cryptvol/fat"
@@ -21,11 +23,14 @@ func init() {
 		usage: `Usage: cryptvol put VOLUME SRC... [DESTDIR] [-r] [--force] [credentials]
 
 Copies local files (and, with -r, directories) into the filesystem inside
-VOLUME: FAT and exFAT written by cryptvol itself, ext2/3/4 and NTFS through
-fuse2fs and ntfs-3g on a private mount for the length of the command (no
-root; see 'cryptvol help mount'). With one SRC the destination is / unless given; with several,
-the last argument is the destination directory inside the volume, as with
-cp. A single file may also be given a new name: put VOLUME a.txt /b.txt.
+VOLUME (FAT and exFAT written by cryptvol itself, ext2/3/4 and NTFS through
+fuse2fs and ntfs-3g on a private mount for the length of the command: no
+root; see 'cryptvol help mount'), by cp's rules: with one SRC the
+destination is /; with several, the last argument is the destination
+inside the volume. A destination that is a directory, or ends in '/',
+means "into" (a missing DIR/ is made); otherwise a single SRC gets that
+name: put VOLUME a.txt /b.txt. SRC - is standard input, stored under the
+name given: put VOLUME - /dir/NAME.
 Existing files in the volume are kept unless --force. Modification times
 are preserved. Before anything is written, put checks every destination,
 the FAT file size limit (4 GiB - 1 byte) and the free space. Each file is
@@ -36,6 +41,8 @@ Ctrl-C stops inside a file and says how many were copied (exit 130).
 Example:
   cryptvol put secret.hc notes.txt /docs --password-file pw.txt
   cryptvol put secret.hc photos/ -r --password-file pw.txt
+  cryptvol put secret.hc notes.txt /new/ --password-file pw.txt
+  tar c dir | cryptvol put secret.hc - /dir.tar --password-file pw.txt
 `,
 		run: runPut,
 	})
@@ -55,12 +62,21 @@ func runPut(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	srcs := fl.Args()[1:]
-	dest := "/"
+	dest, into := "/", true
 	if len(srcs) > 1 {
-		dest = volPath(srcs[len(srcs)-1])
+		// cp's rules: the last argument is the destination; an existing
+		// directory or a trailing '/' means "into".
+		last := srcs[len(srcs)-1]
+		dest, into = volPath(last), strings.HasSuffix(last, "/")
 		srcs = srcs[:len(srcs)-1]
 	}
 	for _, s := range srcs {
+		if s == "-" {
+			if err := stdinSource(a, srcs, dest, into); err != nil {
+				return err
+			}
+			continue
+		}
 		fi, err := os.Stat(s)
 		if err != nil {
 			return err
@@ -74,9 +90,9 @@ func runPut(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if tree != nil {
-		return closeTree(done, putTree(ctx, a, tree, srcs, dest, *force))
+		return closeTree(done, putTree(ctx, a, tree, srcs, dest, into, *force))
 	}
-	err = putAll(ctx, a, ffs, srcs, dest, *force)
+	err = putAll(ctx, a, ffs, srcs, dest, into, *force)
 	if cerr := done(); err == nil {
 		err = fatError(cerr)
 	}
@@ -95,16 +111,26 @@ type putJob struct {
 	mtime     time.Time
 	perm      fs.FileMode   // the source's permissions (kept where the filesystem has them)
 	old       *fat.FileInfo // the file replaced (--force), if any
+	in        io.Reader     // the data when src is "-" (standard input)
 }
 
-func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string, force bool) error {
+// stdinSource checks a "-" source: standard input, once, to a named file.
+func stdinSource(a *app, srcs []string, dest string, into bool) error {
+	if a.stdinTaken || len(srcs) != 1 || into {
+		return usageError(errors.New("- (standard input) is one file and needs its name in the volume: put VOLUME - /dir/NAME"))
+	}
+	a.stdinTaken = true
+	return nil
+}
+
+func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string, into, force bool) error {
 	jobs, err := planPut(a, func(p string) (fs.FileInfo, error) {
 		fi, err := ffs.Stat(p)
 		if err != nil {
 			return nil, err
 		}
 		return fi, nil
-	}, srcs, dest)
+	}, srcs, dest, into)
 	if err != nil {
 		return err
 	}
@@ -145,19 +171,40 @@ func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string
 		}
 		copied++
 	}
+	// Directories last, deepest first: writing into them changed their
+	// times.
+	for i := len(jobs) - 1; i >= 0; i-- {
+		if j := jobs[i]; j.dir && !j.mtime.IsZero() {
+			if err := ffs.Chtimes(j.dest, j.mtime, j.mtime); err != nil {
+				return fatError(err)
+			}
+		}
+	}
 	return nil
 }
 
 // planPut lists what put will write: the sources as cp would copy them
 // to dest, directories before what they hold.
-func planPut(a *app, stat func(string) (fs.FileInfo, error), srcs []string, dest string) ([]putJob, error) {
+func planPut(a *app, stat func(string) (fs.FileInfo, error), srcs []string, dest string, into bool) ([]putJob, error) {
 	st, err := stat(dest)
 	destIsDir := err == nil && st.IsDir()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fatError(err)
 	}
 	var jobs []putJob
+	if into && !destIsDir {
+		if err == nil {
+			return nil, usageError(fmt.Errorf("%s/ is a file in the volume, not a directory", dest))
+		}
+		// "DIR/" that does not exist yet: made, then filled.
+		jobs = append(jobs, putJob{dest: dest, dir: true})
+		destIsDir = true
+	}
 	add := func(src, target string) error {
+		if src == "-" {
+			jobs = append(jobs, putJob{src: "standard input", dest: target, mtime: time.Now(), in: a.stdin})
+			return nil
+		}
 		fi, err := os.Stat(src)
 		if err != nil {
 			return err
@@ -166,7 +213,7 @@ func planPut(a *app, stat func(string) (fs.FileInfo, error), srcs []string, dest
 			jobs = append(jobs, putJob{src: src, dest: target, size: fi.Size(), mtime: fi.ModTime(), perm: fi.Mode().Perm()})
 			return nil
 		}
-		jobs = append(jobs, putJob{src: src, dest: target, dir: true})
+		jobs = append(jobs, putJob{src: src, dest: target, dir: true, mtime: fi.ModTime()})
 		return planTree(a, &jobs, src, target)
 	}
 	if !destIsDir {
@@ -195,7 +242,11 @@ func planTree(a *app, jobs *[]putJob, src, dest string) error {
 		d := path.Join(dest, e.Name())
 		switch {
 		case e.IsDir():
-			*jobs = append(*jobs, putJob{src: s, dest: d, dir: true})
+			fi, err := e.Info()
+			if err != nil {
+				return err
+			}
+			*jobs = append(*jobs, putJob{src: s, dest: d, dir: true, mtime: fi.ModTime()})
 			if err := planTree(a, jobs, s, d); err != nil {
 				return err
 			}
@@ -263,11 +314,15 @@ func checkPut(ffs *fat.FS, jobs []putJob, force bool) error {
 // complete: a failure or an interrupt leaves no partial file, and a
 // replaced file keeps its old content until then.
 func putFile(ctx context.Context, ffs *fat.FS, j putJob) error {
-	in, err := os.Open(j.src)
-	if err != nil {
-		return err
+	var in io.Reader = j.in
+	if in == nil {
+		f, err := os.Open(j.src)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
 	}
-	defer in.Close()
 	dir, base := path.Split(j.dest)
 	tmp := path.Join(dir, atomicfile.TempName(base))
 	out, err := ffs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -275,6 +330,13 @@ func putFile(ctx context.Context, ffs *fat.FS, j putJob) error {
 		return fatError(fmt.Errorf("%s: %w", j.dest, err))
 	}
 	_, err = copyCtx(ctx, out, in)
+	if err == nil && j.in != nil {
+		// Standard input is not sized in advance: FAT's limit is
+		// checked here.
+		if st, serr := out.Stat(); serr == nil && st.Size() > fatMaxFileSize {
+			err = fmt.Errorf("standard input is larger than a FAT file holds (4 GiB - 1 byte)")
+		}
+	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 )
 
 func init() {
@@ -83,6 +84,7 @@ func runRm(ctx context.Context, a *app, args []string) error {
 		}
 		var st fs.FileInfo
 		if st, err = ffs.Stat(p); err != nil {
+			err = operandError(err)
 			break
 		}
 		if st.IsDir() {
@@ -127,6 +129,7 @@ func runMkdir(ctx context.Context, a *app, args []string) error {
 			err = ffs.Mkdir(volPath(p))
 		}
 		if err != nil {
+			err = operandError(err)
 			break
 		}
 	}
@@ -150,18 +153,41 @@ func runMv(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
+	if src == "/" || dst == src || strings.HasPrefix(dst, src+"/") {
+		err = badOperand(fmt.Errorf("cannot move %s into itself (%s)", src, dst))
+	}
 	if tree != nil {
+		if err != nil {
+			return closeTree(done, err)
+		}
 		return closeTree(done, mvTree(tree, src, dst, *force))
 	}
-	if st, serr := ffs.Stat(dst); serr == nil {
+	if err != nil {
+	} else if st, serr := ffs.Stat(dst); serr == nil {
 		if st.IsDir() {
 			dst = path.Join(dst, path.Base(src))
+			if dst == src {
+				err = badOperand(fmt.Errorf("%s is already in %s", src, path.Dir(dst)))
+			}
 		} else if !*force {
 			err = withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", dst))
 		}
 	}
 	if err == nil {
-		err = ffs.Rename(src, dst)
+		err = operandError(ffs.Rename(src, dst))
 	}
 	return closeFAT(done, err, fl.Arg(0))
 }
+
+// operandError gives a path argument that names nothing (rm, mv) or names
+// something that exists already (mkdir) exit 1, as coreutils do: it is the
+// command line that is wrong, and nothing was lost or failed to read.
+func operandError(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) {
+		return badOperand(err)
+	}
+	return err
+}
+
+// badOperand is exit 1 without the usage hint.
+func badOperand(err error) error { return &cliError{code: exitUsage, err: err, notUsage: true} }

@@ -41,6 +41,9 @@ type credFlags struct {
 	hiddenKeyfiles     []string
 	hiddenPIM          int
 
+	// compat holds the VeraCrypt and cryptsetup spellings (compat_flags.go).
+	compat compatFlags
+
 	// prompted is set when resolve asked for the password on the
 	// terminal (withTries asks again when it was wrong).
 	prompted bool
@@ -68,12 +71,14 @@ func addCredFlags(fs *pflag.FlagSet) *credFlags {
 	fs.MarkHidden("bekfile")
 	fs.Lookup("password").NoOptDefVal = ""
 	fs.Lookup("recovery-password").NoOptDefVal = ""
+	credFlagsOf[fs] = cf
 	return cf
 }
 
 // addProtectFlags adds TrueCrypt's hidden-volume protection options.
 func (cf *credFlags) addProtectFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&cf.protectHidden, "protect-hidden", false, "refuse writes that would land in the hidden volume (asks for its password)")
+	fs.Var(&yesNoFlag{&cf.protectHidden}, "protect-hidden", "refuse writes that would land in the hidden volume (asks for its password); =yes|no as VeraCrypt")
+	fs.Lookup("protect-hidden").NoOptDefVal = "yes"
 	fs.StringVar(&cf.hiddenPasswordFile, "hidden-password-file", "", "password of the hidden volume to protect, from `FILE`")
 	fs.StringArrayVar(&cf.hiddenKeyfiles, "hidden-keyfile", nil, "keyfile of the hidden volume to protect (repeatable)")
 	fs.IntVar(&cf.hiddenPIM, "hidden-pim", 0, "PIM of the hidden volume to protect")
@@ -83,6 +88,9 @@ func (cf *credFlags) addProtectFlags(fs *pflag.FlagSet) {
 // opens the volume.
 func (cf *credFlags) resolve(a *app, fs *pflag.FlagSet, readOnly bool) (volume.Credentials, volume.Options, error) {
 	var c volume.Credentials
+	if cf.compat.readOnly && !readOnly {
+		return c, volume.Options{}, usageError(fmt.Errorf("-m ro (read-only): %s writes to the volume", fs.Name()))
+	}
 	rp, err := cf.readRecoveryPassword(a, fs)
 	if err != nil {
 		return c, volume.Options{}, err
@@ -144,6 +152,9 @@ func (cf *credFlags) readPassword(a *app, fs *pflag.FlagSet, file, flagName, pro
 	if file != "" {
 		return readPasswordFile(a, file)
 	}
+	if flagName != "" && cf.compat.keyFile != "" {
+		return cf.keyFilePassphrase(a)
+	}
 	if flagName != "" && fs.Changed(flagName) {
 		a.warnf("a password given with -p/--password is visible to other users of this machine; prefer --password-file")
 		return []byte(cf.password), nil
@@ -151,8 +162,11 @@ func (cf *credFlags) readPassword(a *app, fs *pflag.FlagSet, file, flagName, pro
 	if haveKeyfiles && (cf.nonInteractive || !stdinIsTerminal()) {
 		return nil, nil
 	}
+	if pw, ok, err := pipedPassword(a, cf); ok || err != nil {
+		return pw, err
+	}
 	if cf.nonInteractive || !stdinIsTerminal() {
-		return nil, usageError(errors.New("no password given: use --password-file FILE (- for stdin), -p PASSWORD, or run on a terminal to be asked (BitLocker: also --recovery-password=KEY or --startup-key FILE.BEK)"))
+		return nil, usageError(errors.New("no password given: use --password-file FILE (- for stdin), -p PASSWORD, pipe it in, or run on a terminal to be asked (BitLocker: also --recovery-password=KEY or --startup-key FILE.BEK)"))
 	}
 	cf.prompted = true
 	return promptPassword(a, prompt)
@@ -180,6 +194,10 @@ func stdinIsTerminal() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
 func readPasswordFile(a *app, name string) ([]byte, error) {
 	var r io.Reader
 	if name == "-" {
+		if a.stdinTaken {
+			return nil, usageError(errors.New("standard input is already read for something else (a - argument or another password): give this password with --password-file FILE"))
+		}
+		a.stdinTaken = true
 		r = a.stdin
 	} else {
 		f, err := os.Open(name)
@@ -196,4 +214,19 @@ func readPasswordFile(a *app, name string) ([]byte, error) {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	return line, nil
+}
+
+// pipedPassword reads the password from standard input when it is not a
+// terminal (`echo pw | cryptvol ls vol`, as cryptsetup does), unless
+// stdin is the command's data or --non-interactive. ok is false when
+// nothing was piped in, so the caller says how to give one.
+func pipedPassword(a *app, cf *credFlags) (pw []byte, ok bool, err error) {
+	if cf.nonInteractive || a.stdinTaken || stdinIsTerminal() || a.stdin == nil {
+		return nil, false, nil
+	}
+	pw, err = readPasswordFile(a, "-")
+	if err != nil {
+		return nil, false, err
+	}
+	return pw, len(pw) > 0, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -17,8 +18,8 @@ import (
 // written, each file goes in under a temporary name and is renamed over
 // its destination when complete (a replaced file keeps its old content
 // until then), and Ctrl-C leaves no partial file.
-func putTree(ctx context.Context, a *app, t writeTree, srcs []string, dest string, force bool) error {
-	jobs, err := planPut(a, t.Stat, srcs, dest)
+func putTree(ctx context.Context, a *app, t writeTree, srcs []string, dest string, into, force bool) error {
+	jobs, err := planPut(a, t.Stat, srcs, dest, into)
 	if err != nil {
 		return err
 	}
@@ -105,11 +106,15 @@ func checkPutTree(t writeTree, jobs []putJob, force bool) error {
 // putTreeFile copies one local file in through a temporary name in the
 // destination's directory.
 func putTreeFile(ctx context.Context, t writeTree, j putJob) error {
-	in, err := os.Open(j.src)
-	if err != nil {
-		return err
+	var in io.Reader = j.in // standard input ("-")
+	if in == nil {
+		f, err := os.Open(j.src)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
 	}
-	defer in.Close()
 	dir, base := path.Split(j.dest)
 	tmp := path.Join(dir, atomicfile.TempName(base))
 	perm := j.perm

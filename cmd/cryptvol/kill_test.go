@@ -327,3 +327,27 @@ func TestInterruptedExportRemovesItsFile(t *testing.T) {
 		t.Fatalf("left after the interrupt: %v", ents)
 	}
 }
+
+// Ctrl-C while a wrong password is being tried against every PRF (seconds
+// of key derivation): exit 130 and "interrupted", never Go's "context
+// canceled" (issue 19).
+func TestInterruptedUnlockSaysInterrupted(t *testing.T) {
+	needCLI(t)
+	work := t.TempDir()
+	vol, _ := volumeWith(t, work, "1M")
+	for try := 0; ; try++ {
+		// No --hash and no --pim: every PRF at its default cost.
+		p := startCmd(t, "ls", vol, "--non-interactive", "-p", "not the password")
+		time.Sleep(500 * time.Millisecond)
+		p.cmd.Process.Signal(os.Interrupt)
+		code := p.wait()
+		if code == exitAuth && try < 4 {
+			continue // the search ended before the signal came
+		}
+		msg := p.stderr.String()
+		if code != exitCancelled || !strings.Contains(msg, "cryptvol ls: interrupted") || strings.Contains(msg, "context canceled") {
+			t.Fatalf("exit %d, stderr:\n%s", code, msg)
+		}
+		return
+	}
+}

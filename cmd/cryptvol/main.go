@@ -39,6 +39,26 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+
+	// quiet and verbose are the global -q/--quiet and -v/--verbose.
+	quiet, verbose bool
+	// stdinTaken is set when standard input is a command's data (put's
+	// "-"), so it is not also read as the password.
+	stdinTaken bool
+}
+
+// infof prints an informational line on stderr, unless --quiet.
+func (a *app) infof(format string, args ...any) {
+	if !a.quiet {
+		fmt.Fprintf(a.stderr, format+"\n", args...)
+	}
+}
+
+// verbosef prints a line on stderr under --verbose.
+func (a *app) verbosef(format string, args ...any) {
+	if a.verbose {
+		fmt.Fprintf(a.stderr, "cryptvol: "+format+"\n", args...)
+	}
 }
 
 func (a *app) warnf(format string, args ...any) {
@@ -50,6 +70,7 @@ func main() {
 }
 
 func run(args []string, a *app) int {
+	args = globalFlags(a, args)
 	if len(args) == 0 {
 		printOverview(a.stderr)
 		return exitUsage
@@ -57,22 +78,26 @@ func run(args []string, a *app) int {
 	name := args[0]
 	switch name {
 	case "-h", "--help", "help":
-		if len(args) > 1 {
-			if c, ok := commands[args[1]]; ok {
-				fmt.Fprint(a.stdout, c.usage)
-				return exitOK
-			}
-		}
-		printOverview(a.stdout)
-		return exitOK
+		return runHelp(a, args[1:])
 	case "-V", "--version":
 		name = "version"
 	}
-	c, ok := commands[name]
-	if !ok {
-		fmt.Fprintf(a.stderr, "cryptvol: unknown command %q (run 'cryptvol help')\n", name)
+	name, args = veracryptShape(name, args)
+	c := lookupCommand(name)
+	if c == nil {
+		var names []string
+		for n, c := range commands {
+			if !c.hidden {
+				names = append(names, n)
+			}
+		}
+		for n := range aliases {
+			names = append(names, n)
+		}
+		fmt.Fprintf(a.stderr, "cryptvol: unknown command %q%s (run 'cryptvol help')\n", name, didYouMean(name, names))
 		return exitUsage
 	}
+	name = c.name
 	volume.SetLockHolder(holderName(name, args[1:]), "")
 	ctx, stop := interruptContext(name != "mount")
 	defer stop()
@@ -84,15 +109,69 @@ func run(args []string, a *app) int {
 		return exitOK
 	}
 	code := exitCodeFor(err)
-	if errors.Is(err, context.Canceled) && !strings.HasPrefix(err.Error(), "interrupted") {
-		// A command that says nothing more: never "context canceled".
-		code, err = exitCancelled, errors.New("interrupted")
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		// Ctrl-C or SIGTERM: never "context canceled".
+		code, err = exitCancelled, errors.New(interruptedText(err))
 	}
 	fmt.Fprintf(a.stderr, "cryptvol %s: %v\n", name, err)
 	if usageHint(err) {
 		fmt.Fprintf(a.stderr, "run 'cryptvol help %s' for usage\n", name)
 	}
 	return code
+}
+
+// lookupCommand finds a command by its name or another name (aliases).
+func lookupCommand(name string) *command {
+	if c, ok := commands[name]; ok {
+		return c
+	}
+	return commands[aliases[name]]
+}
+
+// globalFlags takes -q/--quiet and -v/--verbose given before the command
+// name (after it, every command's flag set takes them).
+func globalFlags(a *app, args []string) []string {
+	for len(args) > 0 {
+		switch args[0] {
+		case "-q", "--quiet":
+			a.quiet = true
+		case "-v", "--verbose":
+			a.verbose = true
+		default:
+			return args
+		}
+		args = args[1:]
+	}
+	return args
+}
+
+// runHelp is `cryptvol help [COMMAND [SUBCOMMAND]]` and `help --man`: a
+// command's help is what its own --help prints, so there is one text.
+func runHelp(a *app, args []string) int {
+	if len(args) == 0 {
+		printOverview(a.stdout)
+		return exitOK
+	}
+	if args[0] == "--man" {
+		return writeManPage(a)
+	}
+	c := lookupCommand(args[0])
+	if c == nil {
+		fmt.Fprintf(a.stderr, "cryptvol help: unknown command %q (run 'cryptvol help')\n", args[0])
+		return exitUsage
+	}
+	return helpOf(a, c, args[1:])
+}
+
+// helpOf prints c's help by running it with --help (after any subcommand
+// names), before anything else it would do.
+func helpOf(a *app, c *command, sub []string) int {
+	err := c.run(context.Background(), a, append(append([]string(nil), sub...), "--help"))
+	if err != nil && !errors.Is(err, errHelpShown) {
+		fmt.Fprintf(a.stderr, "cryptvol help %s: %v\n", c.name, err)
+		return exitCodeFor(err)
+	}
+	return exitOK
 }
 
 func printOverview(w io.Writer) {
@@ -115,10 +194,12 @@ Commands:
 	fmt.Fprint(w, `
 Run 'cryptvol help COMMAND' for a command's options and an example.
 
-Exit codes: 0 success; 1 usage error; 2 wrong password, keyfile or PIM, or not
-a recognised volume; 3 damaged or unsupported volume; 4 I/O error; 5 refused
-because it would destroy data; 130 interrupted (Ctrl-C or SIGTERM: the
-command stops at the next file or chunk and says what it had done).
+Exit codes: 0 success; 1 usage error (also a path in the volume that names
+nothing, or for mkdir exists, and mv into itself); 2 wrong password, keyfile
+or PIM, or not a recognised volume; 3 damaged or unsupported volume; 4 I/O
+error; 5 refused because it would destroy data; 130 interrupted (Ctrl-C or
+SIGTERM: the command stops at the next file or chunk and says what it had
+done).
 `)
 }
 
@@ -138,4 +219,15 @@ var errHelpShown = errors.New("help shown")
 // trimUsage dedents a usage text written as an indented raw string.
 func trimUsage(s string) string {
 	return strings.TrimLeft(s, "\n")
+}
+
+// interruptedText is the message of a command stopped by a signal: its own
+// "interrupted: ..." account when it gave one, else "interrupted", never
+// Go's "context canceled".
+func interruptedText(err error) string {
+	msg := strings.ReplaceAll(err.Error(), ": context canceled", "")
+	if strings.HasPrefix(msg, "interrupted") && !strings.Contains(msg, "context canceled") {
+		return msg
+	}
+	return "interrupted"
 }

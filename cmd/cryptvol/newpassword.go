@@ -17,11 +17,17 @@ func (cf *credFlags) newPassword(a *app, fs *pflag.FlagSet, what string, haveKey
 		if err != nil {
 			return nil, err
 		}
-		return pw, checkNewPassword(a, pw, haveKeyfiles)
+		return pw, checkNewPassword(a, pw, haveKeyfiles, cf.newFormat(what))
 	}
 	if cf.nonInteractive || !stdinIsTerminal() {
 		if haveKeyfiles {
 			return nil, nil
+		}
+		if pw, ok, err := pipedPassword(a, cf); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return pw, checkNewPassword(a, pw, haveKeyfiles, cf.newFormat(what))
 		}
 		return nil, usageError(errors.New("no password given for the new " + what + ": use --password-file FILE, -p PASSWORD, keyfiles, or run on a terminal"))
 	}
@@ -36,15 +42,34 @@ func (cf *credFlags) newPassword(a *app, fs *pflag.FlagSet, what string, haveKey
 	if !bytes.Equal(pw, again) {
 		return nil, usageError(errors.New("the passwords do not match"))
 	}
-	return pw, checkNewPassword(a, pw, haveKeyfiles)
+	return pw, checkNewPassword(a, pw, haveKeyfiles, cf.newFormat(what))
 }
 
-func checkNewPassword(a *app, pw []byte, haveKeyfiles bool) error {
+// newFormat names whose advice the short-password warning quotes: the
+// format being created (create sets cf.typ), VeraCrypt's for its volumes.
+func (cf *credFlags) newFormat(what string) string {
+	switch t := strings.ToLower(cf.typ); {
+	case what == "archive":
+		return "archive"
+	case strings.HasPrefix(t, "luks"):
+		return "LUKS"
+	case t == "truecrypt":
+		return "TrueCrypt"
+	}
+	return "VeraCrypt"
+}
+
+func checkNewPassword(a *app, pw []byte, haveKeyfiles bool, format string) error {
 	if len(pw) == 0 && !haveKeyfiles {
 		return usageError(errors.New("an empty password needs at least one keyfile"))
 	}
 	if len(pw) > 0 && len(pw) < 20 {
-		a.warnf("short passwords are easy to crack; VeraCrypt recommends 20 or more characters")
+		switch format {
+		case "VeraCrypt", "TrueCrypt":
+			a.warnf("short passwords are easy to crack; VeraCrypt recommends 20 or more characters")
+		default: // LUKS, archive: no VeraCrypt here
+			a.warnf("short passwords are easy to crack: use 20 or more characters for %s", map[string]string{"LUKS": "a LUKS passphrase", "archive": "an archive password"}[format])
+		}
 	}
 	return nil
 }

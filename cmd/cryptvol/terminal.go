@@ -85,7 +85,12 @@ func withTries[T any](a *app, cf *credFlags, open func() (T, error)) (T, error) 
 // that it keeps rewriting, when stderr is a terminal; clear erases the
 // line. Elsewhere both do nothing, so logs and scripts see no progress.
 func (a *app) progressLine(o *volume.Options) (clear func()) {
-	if !isTerminal(a.stderr) {
+	if a.verbose && !isTerminal(a.stderr) {
+		// --verbose in a log: one line per attempt.
+		o.Progress = func(what string) { a.verbosef("trying %s", what) }
+		return func() {}
+	}
+	if !a.showProgress() {
 		return func() {}
 	}
 	var mu sync.Mutex
@@ -105,3 +110,7 @@ func (a *app) progressLine(o *volume.Options) (clear func()) {
 		}
 	}
 }
+
+// showProgress reports whether progress bars are drawn: on a terminal,
+// unless --quiet.
+func (a *app) showProgress() bool { return !a.quiet && isTerminal(a.stderr) }

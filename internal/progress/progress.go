@@ -12,12 +12,19 @@ import (
 
 // Bar is a progress line for an operation of known size.
 type Bar struct {
-	mu      sync.Mutex
-	w       io.Writer
-	label   string
-	total   int64
-	done    int64
-	start   time.Time
+	mu    sync.Mutex
+	w     io.Writer
+	label string
+	total int64
+	done  int64
+	start time.Time
+	// first is when the first progress came and firstDone how much it
+	// said: speed is measured from there, so the work before the first
+	// step (a key derivation) does not count.
+	first     time.Time
+	firstDone int64
+	// now is the clock (a fake one in tests).
+	now     func() time.Time
 	drawn   time.Time
 	enabled bool
 	width   int
@@ -26,18 +33,21 @@ type Bar struct {
 // New starts a bar. When enabled is false (output is not a terminal) the bar
 // draws nothing, but still measures the speed for Finish.
 func New(w io.Writer, label string, total int64, enabled bool) *Bar {
-	return &Bar{w: w, label: label, total: total, start: time.Now(), enabled: enabled}
+	return &Bar{w: w, label: label, total: total, start: time.Now(), enabled: enabled, now: time.Now}
 }
 
 // Set records progress and redraws at most ten times a second.
 func (b *Bar) Set(done int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := b.now()
+	if b.first.IsZero() {
+		b.first, b.firstDone = now, done
+	}
 	b.done = done
 	if !b.enabled {
 		return
 	}
-	now := time.Now()
 	if now.Sub(b.drawn) < 100*time.Millisecond && done < b.total {
 		return
 	}
@@ -54,15 +64,11 @@ func (b *Bar) Add(n int64) {
 }
 
 func (b *Bar) draw(now time.Time) {
-	el := now.Sub(b.start).Seconds()
 	pct := 100.0
 	if b.total > 0 {
 		pct = float64(b.done) * 100 / float64(b.total)
 	}
-	speed := 0.0
-	if el > 0 {
-		speed = float64(b.done) / el
-	}
+	speed := b.speed(now)
 	left := "--:--"
 	if speed > 0 && b.total > b.done {
 		left = fmtDuration(time.Duration(float64(b.total-b.done) / speed * float64(time.Second)))
@@ -76,20 +82,31 @@ func (b *Bar) draw(now time.Time) {
 	fmt.Fprintf(b.w, "\r%s%s", line, pad)
 }
 
-// Finish ends the line and returns the average speed in bytes per second.
+// Finish erases the line and returns the average speed in bytes per second.
 func (b *Bar) Finish() float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	el := time.Since(b.start).Seconds()
-	speed := 0.0
-	if el > 0 {
-		speed = float64(b.done) / el
-	}
-	if b.enabled {
-		b.draw(time.Now())
-		fmt.Fprintln(b.w)
+	speed := b.speed(b.now())
+	if b.enabled && b.width > 0 {
+		// Erase the line, so the caller's summary ("Done ...") is not
+		// printed beside a stale percentage.
+		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", b.width))
+		b.width = 0
 	}
 	return speed
+}
+
+// speed is bytes per second from the first progress step to now (or, when
+// everything came in one step, from New).
+func (b *Bar) speed(now time.Time) float64 {
+	el, done := now.Sub(b.first).Seconds(), b.done-b.firstDone
+	if b.first.IsZero() || done <= 0 || el <= 0 {
+		el, done = now.Sub(b.start).Seconds(), b.done
+	}
+	if el <= 0 {
+		return 0
+	}
+	return float64(done) / el
 }
 
 // FormatRate prints bytes per second the way TrueCrypt's benchmark does:
