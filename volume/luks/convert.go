@@ -578,4 +578,3 @@ func zeroRange(dev volume.Device, off, n int64) error {
 	}
 	return nil
 }
-
