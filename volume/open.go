@@ -128,6 +128,24 @@ func openDevice(path string, readOnly bool, warn func(string)) (*FileDevice, err
 	return &FileDevice{File: f, size: size, lock: l}, nil
 }
 
+// OpenNewDevice opens path, a file this process has just made and owns
+// (a temporary file that becomes a volume when complete), as a Device
+// without taking the volume lock: nobody else can know the file yet, and
+// its maker may already hold a lock on it (internal/atomicfile does), which
+// the volume lock would collide with. Use OpenDevice for anything else.
+func OpenNewDevice(path string) (*FileDevice, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &FileDevice{File: f, size: size}, nil
+}
+
 // Close releases the lock and closes the file.
 func (d *FileDevice) Close() error {
 	d.lock.Release()

@@ -222,7 +222,7 @@ func createFile(a *app, path string, size int64, build func(dev *volume.FileDevi
 	if err := tmp.Truncate(size); err != nil {
 		return err
 	}
-	dev, err := volume.OpenDevice(tmp.Path(), false)
+	dev, err := volume.OpenNewDevice(tmp.Path())
 	if err != nil {
 		return err
 	}
@@ -331,7 +331,7 @@ func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFl
 			return err
 		}
 		defer ht.Discard()
-		if hdr, err = volume.OpenDevice(ht.Path(), false); err != nil {
+		if hdr, err = volume.OpenNewDevice(ht.Path()); err != nil {
 			return err
 		}
 		defer hdr.Close()
