@@ -97,6 +97,9 @@ func ConvertToVeraCrypt(ctx context.Context, dev volume.Device, creds volume.Cre
 		return nil, err
 	}
 	defer clear(f.hdr.Keys[:])
+	if f.hdr.reencrypting() {
+		return nil, volume.ErrReencrypting
+	}
 	if f.scheme.Mode != "xts" || f.hdr.Version < 4 {
 		return nil, fmt.Errorf("%w: this TrueCrypt %s volume (header version %d, %s mode) has no backup header area and cannot be opened by any VeraCrypt; only volumes of TrueCrypt 6.0 and later convert",
 			volume.ErrUnsupported, programVersion(f.hdr.MinVersion), f.hdr.Version, f.scheme.Mode)
