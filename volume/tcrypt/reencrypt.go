@@ -589,4 +589,3 @@ func writeFullAt(dev volume.Device, b []byte, off int64) error {
 	}
 	return err
 }
-
