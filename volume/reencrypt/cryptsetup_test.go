@@ -241,4 +241,3 @@ func segmentsOf(dump string) string {
 	}
 	return dump[i:j]
 }
-
