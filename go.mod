@@ -3,6 +3,7 @@ module github.com/cryptvol/cryptvol
 go 1.26.8
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/diskfs/go-diskfs v1.9.4
 	github.com/hanwen/go-fuse/v2 v2.11.0
 	github.com/rogpeppe/go-internal v1.16.0

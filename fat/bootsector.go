@@ -69,7 +69,11 @@ type geometry struct {
 
 	hasSerial bool
 	serial    uint32
-	label     string // from the BPB, trailing spaces removed
+	// stateOff is the boot sector byte holding the dirty flags Linux and
+	// Windows NT keep (0x25 on FAT12/16, 0x41 on FAT32); 0 without an
+	// extended BPB.
+	stateOff int
+	label    string // from the BPB, trailing spaces removed
 }
 
 // clusterOffset returns the byte offset of cluster c (c >= 2).
@@ -166,6 +170,9 @@ func parseBootSector(b []byte, devSize int64) (*geometry, error) {
 	}
 	if g.totalSectors == 0 {
 		return nil, fmt.Errorf("%w: total sector count is zero", ErrNotFAT)
+	}
+	if sig := b[extOff+2]; sig == 0x28 || sig == 0x29 {
+		g.stateOff = extOff + 1
 	}
 	switch sig := b[extOff+2]; sig {
 	case 0x29:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // dirCache is a directory held in memory: its raw slots exactly as they
@@ -28,12 +29,24 @@ type dirCache struct {
 	// entry after it; writeSlots writes them (as empty files) before
 	// anything that follows them.
 	pending map[*entry]struct{}
-	end     int // first slot after the last one ever used (the 0x00 end marker)
-	free    int // deleted slots before end
-	dotdot  int // slot of the ".." entry, -1 if none
-	bad     []string
-	orphans int    // long-name slots that belong to no entry (harmless)
+	end     int    // first slot after the last one ever used (the 0x00 end marker)
+	free    int    // deleted slots before end
+	dotdot  int    // slot of the ".." entry, -1 if none
 	label   string // volume label entry (root only)
+
+	dupShorts   int      // entries read whose short name another entry has
+	damaged     []*entry // entries that cannot be valid (see parse)
+	garbage     bool     // damaged entries outnumber good ones: never written to
+	bad         []string // why the directory is garbage, one line per entry
+	orphanSlots []int    // long-name slots that belong to no entry (harmless)
+	straySlots  []int    // "." and ".." entries and volume labels out of place
+	strayLabels int      // how many of those are labels (they count as damaged)
+	hiddenEnds  []int    // end marks with slots in use after them
+
+	// noIndex makes parse list the entries in order (in list) without
+	// indexing them: what the cross-link walk needs, at a third the cost.
+	noIndex bool
+	list    []*entry
 }
 
 func (d *dirCache) slots() int { return len(d.data) / 32 }
@@ -43,9 +56,20 @@ func (d *dirCache) slotsPerSector() int { return d.fs.g.bytesPerSector / 32 }
 // firstCluster is the directory's first cluster (0 for the fixed root).
 func (d *dirCache) firstCluster() uint32 { return d.ch.first() }
 
-// parse builds the index from data. Entries that cannot be valid are
-// recorded in bad (and left out of the index); long names whose slots do
-// not fit together are dropped in favour of the short name.
+// parse builds the index from data.
+//
+// An entry that cannot be valid (a forbidden byte in its short name, a
+// first cluster outside the volume, a size without a cluster) is damaged:
+// it is still indexed and listed (under a name with the forbidden
+// characters shown as '?'), so that the rest of the directory stays usable
+// and the entry itself can be removed or repaired. Only a directory where
+// damaged entries outnumber the good ones (a cluster of garbage, by
+// fsck.fat's measure) is treated as corrupt: its damaged entries are left
+// out and nothing is written to it.
+//
+// Long names whose slots do not fit together are dropped in favour of the
+// short name; their slots are recorded in orphanSlots. "." and ".."
+// entries out of place are recorded in straySlots.
 func (d *dirCache) parse() {
 	d.byKey = make(map[string]*entry)
 	d.clash = 0
@@ -54,36 +78,63 @@ func (d *dirCache) parse() {
 	d.pending = make(map[*entry]struct{})
 	d.dotdot = -1
 	d.bad = nil
-	d.orphans = 0
+	d.damaged = nil
+	d.dupShorts = 0
+	d.orphanSlots = nil
+	d.straySlots = nil
+	d.strayLabels = 0
+	d.hiddenEnds = nil
 	d.free = 0
 	fat32 := d.fs.g.typ == FAT32
 	isRoot := d.parent == nil
 
 	var lfn []uint16
 	lfnSeq, lfnSum, lfnFirst := 0, byte(0), 0
+	// orphanRun records the long-name slots from lfnFirst up to i as
+	// belonging to no entry.
+	orphanRun := func(i int) {
+		if lfnSeq != 0 {
+			for k := lfnFirst; k < i; k++ {
+				d.orphanSlots = append(d.orphanSlots, k)
+			}
+		}
+		lfnSeq = 0
+	}
+	var good []*entry
 	n := d.slots()
 	d.end = n
 	for i := 0; i < n; i++ {
 		p := d.data[i*32 : i*32+32]
 		switch p[0] {
 		case 0:
+			orphanRun(i)
 			d.end = i
+			// Slots in use after the end mark are invisible here and to
+			// Windows, but fsck.fat and Linux read on past it: Check
+			// reports them, and its repair makes the marks before them
+			// deleted slots, so that everyone sees the same entries.
+			for j := n - 1; j > i; j-- {
+				if d.data[j*32] != 0 {
+					for k := i; k < j; k++ {
+						if d.data[k*32] == 0 {
+							d.hiddenEnds = append(d.hiddenEnds, k)
+						}
+					}
+					break
+				}
+			}
+			d.finishParse(good)
 			return
 		case slotDeleted:
 			d.free++
-			if lfnSeq != 0 {
-				d.orphans++
-			}
-			lfnSeq = 0
+			orphanRun(i)
 			continue
 		}
 		if p[11]&0x3F == attrLFN {
 			seq := int(p[0] & 0x1F)
 			switch {
 			case p[0]&0x40 != 0 && seq >= 1 && seq <= 20:
-				if lfnSeq != 0 {
-					d.orphans++
-				}
+				orphanRun(i)
 				lfn = lfn[:0]
 				for k := 0; k < seq*lfnUnits; k++ {
 					lfn = append(lfn, 0xFFFF)
@@ -92,8 +143,8 @@ func (d *dirCache) parse() {
 			case lfnSeq > 1 && seq == lfnSeq-1 && p[13] == lfnSum:
 				lfnSeq = seq
 			default:
-				lfnSeq = 0 // an orphaned piece of a long name: ignored
-				d.orphans++
+				orphanRun(i) // the run so far, then this piece on its own
+				d.orphanSlots = append(d.orphanSlots, i)
 				continue
 			}
 			for k := 0; k < lfnUnits; k++ {
@@ -108,25 +159,27 @@ func (d *dirCache) parse() {
 			e.start &= 0xFFFF
 		}
 		if e.attr&attrVolumeLabel != 0 && e.attr&AttrDir == 0 {
-			if isRoot && d.label == "" {
+			orphanRun(i)
+			if isRoot && d.label == "" && e.start == 0 && e.size == 0 {
 				d.label = strings.TrimRight(string(e.short[:]), " ")
+				continue
 			}
-			lfnSeq = 0
+			// A label outside the root, a second one, or one with a
+			// cluster: fsck.fat checks it as a file; it is garbage.
+			d.straySlots = append(d.straySlots, i)
+			d.strayLabels++
 			continue
 		}
-		if e.short[0] == '.' {
+		if e.short[0] == '.' && (string(e.short[:]) == ".          " || string(e.short[:]) == "..         ") {
+			orphanRun(i)
 			switch {
-			case !isRoot && i == 0 && string(e.short[:]) == ".          ":
-			case !isRoot && i == 1 && string(e.short[:]) == "..         ":
+			case !isRoot && i == 0 && e.short[1] == ' ':
+			case !isRoot && i == 1 && e.short[1] == '.':
 				d.dotdot = i
 			default:
-				d.bad = append(d.bad, fmt.Sprintf("slot %d: dot entry %q out of place", i, e.short.String()))
+				d.straySlots = append(d.straySlots, i)
 			}
-			lfnSeq = 0
 			continue
-		}
-		if lfnSeq != 0 && (lfnSeq != 1 || lfnSum != lfnChecksum(e.short)) {
-			d.orphans++
 		}
 		if lfnSeq == 1 && lfnSum == lfnChecksum(e.short) {
 			units := lfn
@@ -138,41 +191,119 @@ func (d *dirCache) parse() {
 			}
 			e.name = string(utf16.Decode(units))
 			e.nslots = i - lfnFirst + 1
+			lfnSeq = 0
+		} else {
+			orphanRun(i)
 		}
-		lfnSeq = 0
 		if e.name == "" {
 			e.name = decodeShortName(e.short, e.nt)
 		}
-		if why := d.checkEntry(e); why != "" {
-			d.bad = append(d.bad, fmt.Sprintf("slot %d (%q): %s", i, e.name, why))
+		if why, kind := d.checkEntry(e); kind != damageNone {
+			e.damage, e.damageKind = why, kind
+			e.name = shownName(e.name)
+			d.damaged = append(d.damaged, e)
 			continue
 		}
+		good = append(good, e)
+	}
+	orphanRun(n)
+	d.finishParse(good)
+}
+
+// finishParse indexes the entries parse found, deciding whether the
+// damaged ones are a few bad entries (indexed with the rest) or a sign that
+// the whole directory is garbage.
+func (d *dirCache) finishParse(good []*entry) {
+	nd := len(d.damaged) + d.strayLabels
+	d.garbage = nd+len(good) > 4 && nd > len(good)/2
+	if d.noIndex {
+		d.list = append(good, d.damaged...)
+		return
+	}
+	add := func(e *entry) {
 		e.key = foldName(e.name)
+		_, sameName := d.byKey[e.key]
+		_, sameShort := d.shorts[e.short]
+		e.dup = sameName || sameShort
+		if sameShort {
+			d.dupShorts++
+		}
 		d.index(e)
+	}
+	for _, e := range good {
+		add(e)
+	}
+	if d.garbage {
+		for _, e := range d.damaged {
+			d.bad = append(d.bad, fmt.Sprintf("slot %d (%q): %s", e.slot, e.name, e.damage))
+		}
+		return
+	}
+	for _, e := range d.damaged {
+		add(e)
 	}
 }
 
-// checkEntry returns why an 8.3 slot cannot be a valid entry, or "".
-func (d *dirCache) checkEntry(e *entry) string {
+// Kinds of damage an entry can have.
+const (
+	damageNone = iota
+	// damageName: a forbidden character in the short (or long) name. The
+	// entry is otherwise whole: it can be read, moved and removed.
+	damageName
+	// damageData: the entry's cluster or size cannot be right. It can be
+	// listed and removed (which frees nothing), not read.
+	damageData
+)
+
+// checkEntry returns why an 8.3 slot cannot be a valid entry and how bad
+// that is, or "" and damageNone.
+func (d *dirCache) checkEntry(e *entry) (string, int) {
+	t := d.fs.fat
+	if e.start != 0 && !t.valid(e.start) {
+		return fmt.Sprintf("first cluster %d outside 2..%d", e.start, t.count-1), damageData
+	}
+	if e.isDir() && e.start == 0 {
+		return "directory without a cluster", damageData
+	}
+	if !e.isDir() && e.start == 0 && e.size != 0 {
+		return fmt.Sprintf("file of %d bytes without a cluster", e.size), damageData
+	}
+	if e.nt&ntNo83Name != 0 && e.nslots == 1 {
+		// Linux's marker for an entry with a long name only, without one.
+		return "no short name and no long name", damageName
+	}
 	for k, c := range e.short {
-		if c < 0x20 && !(k == 0 && c == 0x05) || c == 0x7F || strings.IndexByte(`*?<>|"\/:`, c) >= 0 {
-			return fmt.Sprintf("invalid character 0x%02x in short name", c)
+		if c < 0x20 && !(k == 0 && c == 0x05) || c == 0x7F || strings.IndexByte(`*?<>|"\/:.`, c) >= 0 {
+			// (A '.' too: fsck.fat 4.2 renames such names.)
+			return fmt.Sprintf("invalid character 0x%02x in short name", c), damageName
 		}
 	}
 	if e.short[0] == ' ' {
-		return "short name starts with a space"
+		return "short name starts with a space", damageName
 	}
-	t := d.fs.fat
-	if e.start != 0 && !t.valid(e.start) {
-		return fmt.Sprintf("first cluster %d outside 2..%d", e.start, t.count-1)
+	if err := checkName(e.name); err != nil {
+		return "invalid long name", damageName
 	}
-	if e.isDir() && e.start == 0 {
-		return "directory without a cluster"
+	return "", damageNone
+}
+
+// shownName is the name a damaged entry is listed and found under: every
+// character a FAT name cannot hold becomes '?', which no valid name
+// contains, so the entry can be named (to remove it) without clashing with
+// a valid one.
+func shownName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r < 0x20 || r == 0x7F || r == utf8.RuneError || strings.ContainsRune(`"*/:<>?\|`, r) {
+			r = '?'
+		}
+		b.WriteRune(r)
 	}
-	if !e.isDir() && e.start == 0 && e.size != 0 {
-		return fmt.Sprintf("file of %d bytes without a cluster", e.size)
+	s := strings.TrimRight(b.String(), " ")
+	if s == "" || s == "." || s == ".." {
+		s = "?" + s
 	}
-	return ""
+	return s
 }
 
 // index adds e to the lookup tables. Two entries whose names fold to the
@@ -183,7 +314,9 @@ func (d *dirCache) index(e *entry) {
 	d.live[e] = struct{}{}
 	d.addKey(e.key, e)
 	d.addKey(foldName(decodeShortName(e.short, 0)), e)
-	d.shorts[e.short] = e
+	if _, taken := d.shorts[e.short]; !taken {
+		d.shorts[e.short] = e
+	}
 }
 
 func (d *dirCache) addKey(k string, e *entry) {
@@ -204,6 +337,16 @@ func (d *dirCache) unindex(e *entry) {
 	}
 	if d.shorts[e.short] == e {
 		delete(d.shorts, e.short)
+		if d.dupShorts > 0 {
+			// Another entry read from disk may carry the same short name:
+			// it must stay taken.
+			for o := range d.live {
+				if o.short == e.short {
+					d.shorts[o.short] = o
+					break
+				}
+			}
+		}
 	}
 	if d.clash > 0 {
 		// A name e shadowed may be free now: rebuild the keys.
@@ -221,10 +364,11 @@ func (d *dirCache) lookup(name string) *entry {
 	return d.byKey[foldName(name)]
 }
 
-// corrupt reports whether the directory holds invalid entries, in which
-// case it is not modified (a garbage directory is no place to write).
+// corrupt reports whether the directory is garbage, in which case it is
+// not modified (a cluster of garbage is no place to write). A few damaged
+// entries do not make a directory corrupt.
 func (d *dirCache) corrupt() error {
-	if len(d.bad) == 0 {
+	if !d.garbage {
 		return nil
 	}
 	more := ""
@@ -394,33 +538,12 @@ func (d *dirCache) grow() error {
 // template. With pending set, nothing is written: the entry exists in
 // memory and reaches the disk when it is committed.
 func (d *dirCache) add(name string, tmpl *entry, pending bool, exclude *entry) (*entry, error) {
-	taken := func(s shortName) bool {
-		o, ok := d.shorts[s]
-		return ok && o != exclude
-	}
-	short, nt, needLFN, err := makeShortName(name, taken)
+	e, err := d.newEntry(name, tmpl, exclude)
 	if err != nil {
 		return nil, err
 	}
-	k := 1
-	if needLFN {
-		k += lfnSlots(name)
-	}
-	s, err := d.place(k)
-	if err != nil {
-		return nil, err
-	}
-	e := &entry{}
-	*e = *tmpl
-	e.dir, e.name, e.key, e.short, e.nt = d, name, foldName(name), short, nt
-	e.slot, e.nslots = s+k-1, k
-	e.node, e.pending = nil, pending
-	if needLFN {
-		encodeLFN(d.data[s*32:(s+k-1)*32], name, lfnChecksum(short))
-	}
-	e.encodeShort(d.data[e.slot*32 : e.slot*32+32])
-	d.index(e)
 	if pending {
+		e.pending = true
 		d.pending[e] = struct{}{}
 		return e, nil
 	}
@@ -428,6 +551,20 @@ func (d *dirCache) add(name string, tmpl *entry, pending bool, exclude *entry) (
 		return nil, err
 	}
 	return e, nil
+}
+
+// newEntry places an entry for name (place may write, to make room) and
+// encodes it into data and the index, without writing its slots.
+func (d *dirCache) newEntry(name string, tmpl *entry, exclude *entry) (*entry, error) {
+	short, nt, k, err := d.shortFor(name, exclude)
+	if err != nil {
+		return nil, err
+	}
+	s, err := d.place(k)
+	if err != nil {
+		return nil, err
+	}
+	return d.encodeNew(name, tmpl, short, nt, s, k), nil
 }
 
 // respell gives e a new name that differs only in case, rewriting its
@@ -475,14 +612,9 @@ func (d *dirCache) update(e *entry) error {
 // remove deletes e's slots: the 8.3 slot's sector is written first, so
 // the entry vanishes in one write even when its long name spans sectors.
 func (d *dirCache) remove(e *entry) error {
-	first := e.firstSlot()
-	for i := first; i <= e.slot; i++ {
-		d.data[i*32] = slotDeleted
-	}
-	d.free += e.nslots
-	d.unindex(e)
-	e.pending = false
+	d.erase(e)
 	sps := d.slotsPerSector()
+	first := e.firstSlot()
 	if err := d.writeSlots(e.slot, e.slot+1); err != nil {
 		return err
 	}
@@ -490,6 +622,31 @@ func (d *dirCache) remove(e *entry) error {
 		return d.writeSlots(first, (e.slot/sps)*sps)
 	}
 	return nil
+}
+
+// erase marks e's slots deleted in memory and drops it from the index.
+func (d *dirCache) erase(e *entry) {
+	for i := e.firstSlot(); i <= e.slot; i++ {
+		d.data[i*32] = slotDeleted
+	}
+	d.free += e.nslots
+	d.unindex(e)
+	e.pending = false
+	delete(d.pending, e)
+}
+
+// sector returns the index of the sector holding slot i.
+func (d *dirCache) sector(i int) int { return i / d.slotsPerSector() }
+
+// oneSector reports whether every slot of the entries lies in one sector.
+func (d *dirCache) oneSector(es ...*entry) bool {
+	s := d.sector(es[0].slot)
+	for _, e := range es {
+		if d.sector(e.firstSlot()) != s || d.sector(e.slot) != s {
+			return false
+		}
+	}
+	return true
 }
 
 // isEmpty reports whether the directory has no live entries.

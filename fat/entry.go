@@ -47,9 +47,28 @@ type entry struct {
 
 	node    *node // non-nil while the file is open
 	pending bool  // a new entry not yet written to disk
+
+	damage     string // why the entry cannot be valid ("" when it is)
+	damageKind int    // damageNone, damageName or damageData (dir.go)
+	dup        bool   // another entry of the directory has the same name
 }
 
 func (e *entry) isDir() bool { return e.attr&AttrDir != 0 }
+
+// ntMoving is a bit of the 8.3 slot's NT byte (offset 12) that this package
+// sets on the source entry of a rename for the moment when the source and
+// the new entry both exist (see Rename): it tells recovery which of the two
+// is the stale one. Windows and Linux use only bits 0x08 and 0x10 of that
+// byte (lower-case name and extension), dosfstools also 0x20; 0x40 is used
+// by none of them.
+const ntMoving = 0x40
+
+// ntNo83Name is dosfstools' FAT_NO_83NAME: the 8.3 name is a dummy, only
+// the long name counts (written by some patched Linux kernels).
+const ntNo83Name = 0x20
+
+// moving reports whether the entry carries the rename mark.
+func (e *entry) moving() bool { return e.nt&ntMoving != 0 }
 
 // firstSlot is the index of the entry's first slot.
 func (e *entry) firstSlot() int { return e.slot - e.nslots + 1 }

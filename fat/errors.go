@@ -41,6 +41,11 @@ var (
 	// ErrTooSmall is returned by Format when the device cannot hold a
 	// viable filesystem of the requested kind.
 	ErrTooSmall = errors.New("fat: device too small")
+	// ErrNeedsRepair is returned for every change to a filesystem known to
+	// have cross-linked files (clusters claimed by two of them), until
+	// Check(true) has repaired it: writing there could destroy one file
+	// through the other. It wraps ErrCorrupt.
+	ErrNeedsRepair = fmt.Errorf("%w: cross-linked files, changes are refused until it is repaired", ErrCorrupt)
 )
 
 // Short names for the io/fs sentinels used throughout.

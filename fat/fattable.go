@@ -28,6 +28,10 @@ type fatTable struct {
 
 	quarantine  []uint64 // one bit per cluster
 	quarantined []uint32
+
+	// merged is a cluster that two others point to (0 if none): two chains
+	// that run together, which only damage makes. Found at load.
+	merged uint32
 }
 
 const (
@@ -45,13 +49,51 @@ func newFATTable(g *geometry, raw []byte) *fatTable {
 	sectors := (len(raw) + t.sectorSize - 1) / t.sectorSize
 	t.dirty = make([]uint64, (sectors+63)/64)
 	t.quarantine = make([]uint64, (int(t.count)+63)/64)
+	pointed := make([]uint64, (int(t.count)+63)/64)
 	for c := uint32(2); c < t.count; c++ {
-		if t.get(c) == 0 {
+		v := t.get(c)
+		if v == 0 {
 			t.free++
+			continue
+		}
+		if t.valid(v) && v != c {
+			if pointed[v/64]&(1<<(v%64)) != 0 && t.merged == 0 {
+				t.merged = v
+			}
+			pointed[v/64] |= 1 << (v % 64)
 		}
 	}
 	t.next = 2
 	return t
+}
+
+// Volume state bits in FAT[1] (FAT16 and FAT32; Microsoft's FAT
+// specification): set means clean, and no error, respectively. FAT12 has
+// none; the boot sector's state byte stands in for it (see volstate.go).
+func (t *fatTable) stateBits() (clean, noError uint32) {
+	switch t.typ {
+	case FAT16:
+		return 0x8000, 0x4000
+	case FAT32:
+		return 0x08000000, 0x04000000
+	}
+	return 0, 0
+}
+
+// flag reports whether bit is set in FAT[1].
+func (t *fatTable) flag(bit uint32) bool { return t.get(1)&bit != 0 }
+
+// setFlag sets or clears bit in FAT[1] (marking its sector dirty when it
+// changes).
+func (t *fatTable) setFlag(bit uint32, on bool) {
+	v := t.get(1)
+	nv := v &^ bit
+	if on {
+		nv = v | bit
+	}
+	if nv != v {
+		t.set(1, nv)
+	}
 }
 
 // get returns the raw FAT entry of cluster c (FAT32's reserved top four

@@ -116,6 +116,12 @@ func (fs *FS) openFile(name string, flag int, perm iofs.FileMode) (*File, error)
 	if err != nil {
 		return nil, err
 	}
+	if flag&os.O_TRUNC != 0 && flag&accessMode != os.O_RDONLY && e.start != 0 {
+		// The old content is freed once the new one is committed.
+		if err := fs.ensureUnshared(); err != nil {
+			return nil, err
+		}
+	}
 	fs.hold(n)
 	f := &File{fs: fs, n: n, name: name, flag: flag}
 	if flag&os.O_TRUNC != 0 && flag&accessMode != os.O_RDONLY {

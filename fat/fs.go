@@ -20,6 +20,11 @@ type Options struct {
 	Location *time.Location
 	// Now returns the current time for new timestamps; nil means time.Now.
 	Now func() time.Time
+	// NoRecovery opens a volume that was not closed cleanly as it is,
+	// without recovering what its last session left half-way (which a
+	// writable Open otherwise does), so that Check reports it. Until
+	// Check(true) has run, changes are then refused.
+	NoRecovery bool
 }
 
 // FS is an open FAT filesystem. All methods are safe for concurrent use;
@@ -44,6 +49,17 @@ type FS struct {
 	err       error              // first write error: the filesystem is then fail-stop
 	closed    bool
 	zero      []byte
+
+	// Volume state (volstate.go).
+	dirtyOnDisk bool         // the dirty flag is set on disk
+	bootDirty   bool         // ... in the boot sector's state byte
+	noStateFlag bool         // the volume has no dirty flag at all
+	unrecovered bool         // opened dirty and not recovered (yet)
+	markedBad   bool         // the needs-repair flag is set on disk
+	needsRepair error        // non-nil: changes are refused with it
+	verified    bool         // a walk in this session found no shared clusters
+	repairing   bool         // Check(true) runs: changes allowed despite needsRepair
+	recovery    *CheckReport // what the recovery at Open did
 }
 
 // Open opens the FAT filesystem on the first size bytes of dev. The
@@ -105,6 +121,12 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 		return nil, err
 	}
 	fs.root = root
+	fs.readState(boot)
+	if fs.w != nil {
+		if err := fs.startSession(opts.NoRecovery); err != nil {
+			return nil, err
+		}
+	}
 	return fs, nil
 }
 
@@ -131,15 +153,22 @@ func (fs *FS) readAt(p []byte, off int64) error {
 // after the first failed write every later one fails too: the in-memory
 // state no longer matches the disk, so the filesystem stops changing it.
 //
-// The first write after Open or Sync is preceded, on FAT32, by marking the
-// FSInfo free count unknown, so that a crash never leaves a stale count
+// The first write after Open (or after the volume was last marked clean)
+// is preceded by setting the volume's dirty flag, so that the next Open
+// knows to recover whatever a crash interrupts; and, on FAT32, by marking
+// the FSInfo free count unknown, so that a crash never leaves a stale count
 // behind (fsck.fat and every driver accept and recompute an unknown
 // count); Sync writes the true count back.
 func (fs *FS) writeAt(p []byte, off int64) error {
-	if err := fs.writable(); err != nil {
+	if err := fs.canWrite(); err != nil {
 		return err
 	}
 	fs.modified = true
+	if !fs.dirtyOnDisk {
+		if err := fs.markVolumeDirty(); err != nil {
+			return err
+		}
+	}
 	if fs.g.typ == FAT32 && fs.fsInfoOK && !fs.infoStale {
 		fs.infoStale = true
 		if err := fs.writeFSInfo(0xFFFFFFFF); err != nil {
@@ -186,7 +215,7 @@ func (fs *FS) flushFAT() error {
 		fs.fat.endQuarantine()
 		return nil
 	}
-	if err := fs.writable(); err != nil {
+	if err := fs.canWrite(); err != nil {
 		return err
 	}
 	return fs.fat.flush(fs.fatCopies(), fs.writeAt)
@@ -213,8 +242,22 @@ func (fs *FS) zeroCluster() []byte {
 	return fs.zero
 }
 
-// writable checks that changes are allowed at all.
+// writable checks that a change may start: the filesystem is open,
+// writable, has not failed, and is not known to need repair.
 func (fs *FS) writable() error {
+	if err := fs.canWrite(); err != nil {
+		return err
+	}
+	if fs.needsRepair != nil && !fs.repairing {
+		return fs.needsRepair
+	}
+	return nil
+}
+
+// canWrite checks that writing is possible at all: what committing work
+// already done needs (Close of a file written before the volume was found
+// to need repair still records its size).
+func (fs *FS) canWrite() error {
 	if fs.closed {
 		return errClosed
 	}
@@ -303,6 +346,9 @@ func (fs *FS) loadDirData(d *dirCache, c uint32) error {
 
 // openDir returns the cached directory for entry e of parent, loading it.
 func (fs *FS) openDir(parent *dirCache, e *entry) (*dirCache, error) {
+	if e.damageKind == damageData {
+		return nil, corruptf("directory %s/%s: %s", parent.path(), e.name, e.damage)
+	}
 	if d, ok := fs.dirs[e.start]; ok {
 		// On a damaged volume an entry can point back at a directory above
 		// it; following it would make the tree a loop.
@@ -449,6 +495,11 @@ func (fs *FS) sync() error {
 		}
 		fs.infoStale = false
 	}
+	if fs.openNodes == 0 && len(fs.orphans) == 0 {
+		if err := fs.markVolumeClean(); err != nil {
+			return err
+		}
+	}
 	if s, ok := fs.w.(interface{ Sync() error }); ok {
 		if err := s.Sync(); err != nil {
 			return fmt.Errorf("fat: syncing device: %w", err)
@@ -466,6 +517,21 @@ func (fs *FS) Close() error {
 		return errClosed
 	}
 	err := fs.sync()
+	if err == nil && fs.w != nil && (fs.openNodes > 0 || len(fs.orphans) > 0) {
+		// The handles die with the filesystem: removed files give their
+		// clusters back, and the volume is then consistent.
+		for n := range fs.orphans {
+			for _, c := range []uint32{n.ch.first(), n.oldStart} {
+				if c != 0 {
+					fs.freeChain(c)
+				}
+			}
+			delete(fs.orphans, n)
+		}
+		if err = fs.flushFAT(); err == nil {
+			err = fs.markVolumeClean()
+		}
+	}
 	fs.closed = true
 	return err
 }

@@ -16,7 +16,15 @@ type FileInfo struct {
 	modTime   time.Time
 	created   time.Time
 	accessed  time.Time
+	damage    string
 }
+
+// Damage says why the entry cannot be valid ("" for a valid one): a
+// forbidden character in its short name (it is then listed with '?' for
+// each such character, and can be read, moved and removed), or a first
+// cluster or size that cannot be right (it can be removed, which frees
+// nothing, not read). Check(true) repairs both.
+func (fi *FileInfo) Damage() string { return fi.damage }
 
 // Name is the long name (or the short name when there is no long one).
 func (fi *FileInfo) Name() string { return fi.name }
@@ -76,6 +84,7 @@ func (fs *FS) info(e *entry) *FileInfo {
 		modTime:   decodeTime(e.mdate, e.mtime, 0, fs.loc),
 		created:   decodeTime(e.cdate, e.ctime, e.ccenti, fs.loc),
 		accessed:  decodeTime(e.adate, 0, 0, fs.loc),
+		damage:    e.damage,
 	}
 	if e.isDir() {
 		fi.size = 0

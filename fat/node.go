@@ -28,6 +28,9 @@ func (fs *FS) openNode(e *entry) (*node, error) {
 	if e.node != nil {
 		return e.node, nil
 	}
+	if e.damageKind == damageData {
+		return nil, corruptf("%s: %s", e.name, e.damage)
+	}
 	ch, err := fs.fat.loadChain(e.start)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.name, err)
@@ -67,7 +70,7 @@ func (fs *FS) commit(n *node) error {
 	}
 	n.diskStart = e.start
 	if n.oldStart != 0 {
-		fs.fat.releaseChain(n.oldStart)
+		fs.freeChain(n.oldStart)
 		n.oldStart = 0
 		if err := fs.flushFAT(); err != nil {
 			return err
@@ -109,10 +112,10 @@ func (fs *FS) release(n *node) error {
 		return nil
 	}
 	if c := n.ch.first(); c != 0 {
-		fs.fat.releaseChain(c)
+		fs.freeChain(c)
 	}
 	if n.oldStart != 0 {
-		fs.fat.releaseChain(n.oldStart)
+		fs.freeChain(n.oldStart)
 		n.oldStart = 0
 	}
 	delete(fs.dirty, n)
@@ -235,6 +238,12 @@ func (fs *FS) truncate(n *node, size int64) error {
 	}
 	old := int64(n.ent.size)
 	cs := int64(fs.g.clusterSize)
+	if size < old || size == 0 && n.diskStart != 0 {
+		// Clusters the directory entry refers to will be freed.
+		if err := fs.ensureUnshared(); err != nil {
+			return err
+		}
+	}
 	switch {
 	case size == old:
 		return nil
@@ -275,7 +284,7 @@ func (fs *FS) truncate(n *node, size int64) error {
 			next := fs.fat.get(last)
 			fs.fat.set(last, fs.fat.eocMark())
 			if fs.fat.valid(next) {
-				fs.fat.releaseChain(next)
+				fs.freeChain(next)
 			}
 			n.ch.truncate(keep)
 		}

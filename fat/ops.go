@@ -164,22 +164,30 @@ func (fs *FS) remove(name string) error {
 	if err := parent.corrupt(); err != nil {
 		return err
 	}
-	if e.isDir() {
+	if e.isDir() && e.damageKind != damageData {
 		d, err := fs.openDir(parent, e)
 		if err != nil {
 			return err
 		}
-		if !d.isEmpty() || len(d.bad) > 0 {
+		if !d.isEmpty() || d.garbage {
 			return ErrNotEmpty
 		}
+	}
+	if err := fs.ensureUnshared(); err != nil {
+		return err
 	}
 	return fs.unlink(e)
 }
 
 // unlink erases e from its directory and frees (or orphans, if open) its
 // clusters. A file whose chain is broken is refused rather than freed by
-// guesswork: its clusters might belong to another file.
+// guesswork: its clusters might belong to another file. An entry damaged
+// beyond use (a size without a cluster, a cluster outside the volume) is
+// erased and frees nothing.
 func (fs *FS) unlink(e *entry) error {
+	if e.damageKind == damageData {
+		return e.dir.remove(e)
+	}
 	if e.node == nil && e.start != 0 {
 		if _, err := fs.fat.loadChain(e.start); err != nil {
 			return fmt.Errorf("%s: %w", e.name, err)
@@ -203,7 +211,7 @@ func (fs *FS) unlink(e *entry) error {
 		delete(fs.dirs, e.start)
 	}
 	if e.start != 0 {
-		fs.fat.releaseChain(e.start)
+		fs.freeChain(e.start)
 	}
 	return fs.flushFAT()
 }
@@ -236,7 +244,10 @@ func (fs *FS) removeTree(parent *dirCache, e *entry) error {
 	if err := parent.corrupt(); err != nil {
 		return err
 	}
-	if e.isDir() {
+	if err := fs.ensureUnshared(); err != nil {
+		return err
+	}
+	if e.isDir() && e.damageKind != damageData {
 		d, err := fs.openDir(parent, e)
 		if err != nil {
 			return err
@@ -251,8 +262,8 @@ func (fs *FS) removeTree(parent *dirCache, e *entry) error {
 				return err
 			}
 		}
-		if len(d.bad) > 0 {
-			return d.corrupt()
+		if err := d.corrupt(); err != nil {
+			return err
 		}
 	}
 	return fs.unlink(e)

@@ -11,12 +11,14 @@ import (
 //
 // Errors are *os.LinkError values.
 //
-// Order of writes: the new entry is written before the old one is erased,
-// so a crash in between leaves both names pointing at the same clusters
-// (fsck.fat reports them as sharing clusters) rather than losing the file.
-// When newpath names an existing file, its 8.3 slot is rewritten in place
-// to point at the moved data (one sector write), and its old clusters are
-// freed last.
+// Order of writes (see doc.go, "Crash safety"): when the old and the new
+// entry lie in one directory sector, one write does the whole rename.
+// Otherwise the source entry is first marked as being moved (a bit of its
+// NT byte), then the new entry is written (or, when newpath exists, its
+// 8.3 slot is pointed at the moved data in place), then the source is
+// erased, then a replaced file's clusters are freed. A crash leaves the
+// volume dirty; the next writable Open finds the marked source beside an
+// entry sharing its clusters and erases the source, completing the rename.
 func (fs *FS) Rename(oldpath, newpath string) error {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -39,6 +41,9 @@ func (fs *FS) rename(oldpath, newpath string) error {
 	}
 	if se == nil {
 		return errNotExist
+	}
+	if se.damageKind == damageData {
+		return corruptf("%s: %s", se.name, se.damage)
 	}
 	dp, de, dbase, err := fs.resolve(newpath)
 	if err != nil {
@@ -82,6 +87,8 @@ func (fs *FS) rename(oldpath, newpath string) error {
 	}
 	if de != nil {
 		switch {
+		case de.damageKind == damageData:
+			return corruptf("%s: %s", de.name, de.damage)
 		case se.isDir() && !de.isDir():
 			return ErrNotDir
 		case !se.isDir() && de.isDir():
@@ -91,8 +98,14 @@ func (fs *FS) rename(oldpath, newpath string) error {
 			if err != nil {
 				return err
 			}
-			if !d.isEmpty() || len(d.bad) > 0 {
+			if !d.isEmpty() || d.garbage {
 				return ErrNotEmpty
+			}
+		}
+		if de.start != 0 {
+			// The replaced clusters will be freed.
+			if err := fs.ensureUnshared(); err != nil {
+				return err
 			}
 		}
 	}
@@ -110,52 +123,17 @@ func (fs *FS) rename(oldpath, newpath string) error {
 	}
 
 	var ne *entry
-	var oldDest uint32 // clusters of a replaced entry, to free at the end
-	if de != nil && de.name == dbase {
-		// Point the existing 8.3 slot at the moved data: one write.
-		oldDest = de.start
-		if n := de.node; n != nil {
-			// Open handles keep a detached copy of the replaced entry and
-			// the old clusters until their last Close.
-			detached := *de
-			n.ent = &detached
-			fs.orphan(n)
-			oldDest = 0
-		}
-		ne = de
-		ne.attr, ne.start, ne.size = se.attr, se.start, se.size
-		ne.cdate, ne.ctime, ne.ccenti = se.cdate, se.ctime, se.ccenti
-		ne.adate, ne.mdate, ne.mtime = se.adate, se.mdate, se.mtime
-		ne.node = nil
-		if err := dp.update(ne); err != nil {
-			return err
-		}
+	if de != nil {
+		ne, err = fs.replaceEntry(sp, se, dp, de, dbase)
 	} else {
-		tmpl := *se
-		ne, err = dp.add(dbase, &tmpl, false, nil)
-		if err != nil {
-			return err
-		}
-		if de != nil {
-			oldDest = de.start
-			if de.node != nil {
-				fs.orphan(de.node)
-				oldDest = 0
-			}
-			if err := dp.remove(de); err != nil {
-				return err
-			}
-		}
+		ne, err = fs.moveEntry(sp, se, dp, dbase)
 	}
-	if err := sp.remove(se); err != nil {
+	if err != nil {
 		return err
 	}
 	if n := se.node; n != nil {
 		n.ent = ne
 		ne.node = n
-	}
-	if de != nil && de.isDir() && oldDest != 0 {
-		delete(fs.dirs, oldDest)
 	}
 	if se.isDir() {
 		d, err := fs.openDir(dp, ne)
@@ -176,9 +154,133 @@ func (fs *FS) rename(oldpath, newpath string) error {
 			}
 		}
 	}
-	if oldDest != 0 {
-		fs.fat.releaseChain(oldDest)
-		return fs.flushFAT()
-	}
 	return nil
+}
+
+// moveEntry moves entry e of src to a new entry called name in dst (src
+// itself, for a change of name), keeping its data and metadata, and
+// returns the new entry. Within one directory sector it is a single write;
+// otherwise the source is marked first, then the new entry written, then
+// the source erased.
+func (fs *FS) moveEntry(src *dirCache, e *entry, dst *dirCache, name string) (*entry, error) {
+	short, nt, k, err := dst.shortFor(name, nil)
+	if err != nil {
+		return nil, err
+	}
+	s, err := dst.place(k)
+	if err != nil {
+		return nil, err
+	}
+	if src == dst && src.sector(s) == src.sector(s+k-1) && src.oneSector(e) && src.sector(s) == src.sector(e.slot) {
+		ne := dst.encodeNew(name, e, short, nt, s, k)
+		src.erase(e)
+		return ne, src.writeSlots(min(s, e.firstSlot()), max(s+k, e.slot+1))
+	}
+	if err := src.markMoving(e); err != nil {
+		return nil, err
+	}
+	ne := dst.encodeNew(name, e, short, nt, s, k)
+	if err := dst.writeEntry(ne); err != nil {
+		return nil, err
+	}
+	return ne, src.remove(e)
+}
+
+// replaceEntry points the existing entry de of dst at the data of entry
+// e of src, erases e and frees what de held; de is then respelled name if
+// it was found under another spelling. Returned is de, now the moved
+// entry.
+func (fs *FS) replaceEntry(src *dirCache, e *entry, dst *dirCache, de *entry, name string) (*entry, error) {
+	oldDest := de.start
+	if n := de.node; n != nil {
+		// Open handles keep a detached copy of the replaced entry and the
+		// old clusters until their last Close.
+		detached := *de
+		n.ent = &detached
+		fs.orphan(n)
+		oldDest = 0
+	}
+	destWasDir := de.isDir()
+	take := func() {
+		de.attr, de.start, de.size = e.attr, e.start, e.size
+		de.cdate, de.ctime, de.ccenti = e.cdate, e.ctime, e.ccenti
+		de.adate, de.mdate, de.mtime = e.adate, e.mdate, e.mtime
+		de.nt &^= ntMoving
+		de.node = nil
+	}
+	if src == dst && src.oneSector(e, de) {
+		take()
+		de.encodeShort(dst.data[de.slot*32 : de.slot*32+32])
+		src.erase(e)
+		if err := src.writeSlots(min(e.firstSlot(), de.slot), max(e.slot, de.slot)+1); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := src.markMoving(e); err != nil {
+			return nil, err
+		}
+		take()
+		if err := dst.update(de); err != nil {
+			return nil, err
+		}
+		if err := src.remove(e); err != nil {
+			return nil, err
+		}
+	}
+	if oldDest != 0 {
+		if destWasDir {
+			delete(fs.dirs, oldDest)
+		}
+		fs.freeChain(oldDest)
+		if err := fs.flushFAT(); err != nil {
+			return nil, err
+		}
+	}
+	if de.name == name {
+		return de, nil
+	}
+	if done, err := dst.respell(de, name); done || err != nil {
+		return de, err
+	}
+	return fs.moveEntry(dst, de, dst, name)
+}
+
+// markMoving writes e's 8.3 slot with the rename mark set.
+func (d *dirCache) markMoving(e *entry) error {
+	e.nt |= ntMoving
+	return d.update(e)
+}
+
+// shortFor chooses the short name for a new entry called name and says how
+// many slots it needs.
+func (d *dirCache) shortFor(name string, exclude *entry) (shortName, byte, int, error) {
+	short, nt, needLFN, err := makeShortName(name, func(s shortName) bool {
+		o, ok := d.shorts[s]
+		return ok && o != exclude
+	})
+	if err != nil {
+		return short, 0, 0, err
+	}
+	k := 1
+	if needLFN {
+		k += lfnSlots(name)
+	}
+	return short, nt, k, nil
+}
+
+// encodeNew fills slots s..s+k-1 (found by place) with an entry called
+// name carrying tmpl's metadata, and indexes it; nothing is written.
+func (d *dirCache) encodeNew(name string, tmpl *entry, short shortName, nt byte, s, k int) *entry {
+	e := &entry{}
+	*e = *tmpl
+	e.dir, e.name, e.key, e.short, e.nt = d, name, foldName(name), short, nt
+	e.slot, e.nslots = s+k-1, k
+	e.node, e.pending = nil, false
+	e.damage, e.damageKind, e.dup = "", damageNone, false
+	if k > 1 {
+		encodeLFN(d.data[s*32:(s+k-1)*32], name, lfnChecksum(short))
+	}
+	e.encodeShort(d.data[e.slot*32 : e.slot*32+32])
+	d.index(e)
+	return e
 }

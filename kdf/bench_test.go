@@ -1,9 +1,15 @@
 package kdf
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/cryptvol/cryptvol/hashes"
+	"github.com/cryptvol/cryptvol/kdf/internal/lanes"
 )
 
 // BenchmarkPBKDF2 reports PBKDF2 iterations per second for each PRF,
@@ -47,5 +53,51 @@ func benchPBKDF2(b *testing.B, spec hashes.Spec, keyLen, workers int) {
 	if cpu := processCPUTime() - cpu0; cpu > 0 {
 		// Per CPU-second, cryptsetup's clock; only meaningful single-threaded.
 		b.ReportMetric(total/cpu, "iter/cpu-s")
+	}
+}
+
+// BenchmarkPBKDF2Paths derives a VeraCrypt header key (192 bytes, 20,000
+// iterations) on one core through each lane kernel this CPU has, the
+// dispatched set and the one-chain-at-a-time path ("none"), to choose
+// between them by measurement (run it under GODEBUG masks too).
+func BenchmarkPBKDF2Paths(b *testing.B) {
+	for _, lh := range []lanes.Hash{lanes.SHA512, lanes.SHA256, lanes.RIPEMD160, lanes.BLAKE2s256} {
+		spec := hashes.MustLookup(lh.String())
+		sets := kernelSets(lh)
+		for _, name := range slices.Sorted(maps.Keys(sets)) {
+			b.Run(lh.String()+"/"+name, func(b *testing.B) {
+				saved := kernelsFor
+				kernelsFor = func(lanes.Hash) []*lanes.Kernel { return sets[name] }
+				defer func() { kernelsFor = saved }()
+				benchPBKDF2(b, spec, 192, 1)
+			})
+		}
+	}
+}
+
+// BenchmarkDeriveMany derives VeraCrypt header keys (192 bytes, 20,000
+// iterations) for 1, 2 and 3 salts at once (normal, hidden, backup
+// header) with all cores (GOMAXPROCS; -cpu 1,2 compares), as a volume
+// driver does: the extra keys fill lanes and cores that one leaves idle.
+// key-ms is the wall time per key, key-cpu-ms the CPU time per key.
+func BenchmarkDeriveMany(b *testing.B) {
+	for _, prf := range []string{hashes.SHA512, hashes.SHA256, hashes.Whirlpool} {
+		for _, n := range []int{1, 2, 3} {
+			b.Run(fmt.Sprintf("%s/%d", prf, n), func(b *testing.B) {
+				p := Params{Kind: KindPBKDF2, PRF: prf, Iterations: 20000}
+				salts := make([][]byte, n)
+				for i := range salts {
+					salts[i] = bytes.Repeat([]byte{byte(i)}, 64)
+				}
+				cpu0 := processCPUTime()
+				for range b.N {
+					if _, err := DeriveMany(context.Background(), p, []byte("pw"), salts, 192); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N*n), "key-ms")
+				b.ReportMetric((processCPUTime()-cpu0)*1e3/float64(b.N*n), "key-cpu-ms")
+			})
+		}
 	}
 }

@@ -51,9 +51,28 @@ func PBKDF2ByName(name string, password, salt []byte, iterations, keyLen int) ([
 }
 
 // PBKDF2Context is PBKDF2 that stops early, returning ctx.Err(), once ctx
-// is done. Independent output blocks run on separate goroutines when the
-// derivation is long enough to gain from it.
+// is done. Independent output blocks run side by side in SIMD lanes for
+// SHA-512 and SHA-256 where the CPU has them (see PBKDF2Path), and on
+// separate goroutines when the derivation is long enough to gain from it.
 func PBKDF2Context(ctx context.Context, h hashes.Spec, password, salt []byte, iterations, keyLen int) ([]byte, error) {
+	dks, err := pbkdf2Salts(ctx, h, password, [][]byte{salt}, iterations, keyLen)
+	if err != nil {
+		return nil, err
+	}
+	return dks[0], nil
+}
+
+// chain is one PBKDF2 output block to compute: T_index of a salt, into dst.
+type chain struct {
+	salt  []byte
+	index uint32
+	dst   []byte
+}
+
+// pbkdf2Salts derives keyLen bytes for each salt with the same password
+// and iteration count, all output blocks of all salts as one pool of
+// independent chains.
+func pbkdf2Salts(ctx context.Context, h hashes.Spec, password []byte, salts [][]byte, iterations, keyLen int) ([][]byte, error) {
 	if iterations < 1 {
 		return nil, fmt.Errorf("kdf: PBKDF2 iteration count %d < 1", iterations)
 	}
@@ -70,64 +89,84 @@ func PBKDF2Context(ctx context.Context, h hashes.Spec, password, salt []byte, it
 	if uint64(blocks) > 1<<32-1 {
 		return nil, fmt.Errorf("kdf: PBKDF2 key length %d too long", keyLen)
 	}
-	dk := make([]byte, blocks*hLen)
+	buf := make([]byte, len(salts)*blocks*hLen)
+	chains := make([]chain, 0, len(salts)*blocks)
+	for s, salt := range salts {
+		for i := range blocks {
+			off := (s*blocks + i) * hLen
+			chains = append(chains, chain{salt: salt, index: uint32(i + 1), dst: buf[off : off+hLen]})
+		}
+	}
 	workers := 1
-	if iterations >= parallelThreshold && blocks > 1 {
-		workers = min(blocks, maxParallel())
+	if iterations >= parallelThreshold && len(chains) > 1 {
+		workers = min(len(chains), maxParallel())
 	}
 	var err error
-	if workers <= 1 {
-		err = deriveBlocks(ctx, p, salt, iterations, dk, 1, blocks, 1)
+	if ks := laneKernels(h); ks != nil {
+		err = deriveLanes(ctx, ks, h, p, password, chains, iterations, workers)
 	} else {
-		// Clone before starting anything: clone reads the scratch state
-		// that a running worker writes.
-		prfs := make([]prf, workers)
-		prfs[0] = p
-		for w := 1; w < workers; w++ {
-			prfs[w] = p.clone()
-		}
-		var wg sync.WaitGroup
-		errs := make([]error, workers)
-		for w, pw := range prfs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if pw != p {
-					defer pw.wipe()
-				}
-				errs[w] = deriveBlocks(ctx, pw, salt, iterations, dk, 1+w, blocks, workers)
-			}()
-		}
-		wg.Wait()
-		for _, e := range errs {
-			if e != nil {
-				err = e
-				break
-			}
-		}
+		err = deriveChains(ctx, p, chains, iterations, workers)
 	}
 	if err != nil {
-		clear(dk)
+		clear(buf)
 		return nil, err
 	}
-	clear(dk[keyLen:])
-	return dk[:keyLen:keyLen], nil
+	dks := make([][]byte, len(salts))
+	for s := range salts {
+		dk := buf[s*blocks*hLen : (s+1)*blocks*hLen]
+		clear(dk[keyLen:])
+		dks[s] = dk[:keyLen:keyLen]
+	}
+	return dks, nil
 }
 
-// deriveBlocks computes T_first, T_first+step, ... (1-based block indexes
-// up to last) into dk: T_i = U_1 xor ... xor U_c with U_1 = PRF(salt ||
-// INT(i)) and U_j = PRF(U_{j-1}).
-func deriveBlocks(ctx context.Context, p prf, salt []byte, iterations int, dk []byte, first, last, step int) error {
-	hLen := p.size()
-	msg := make([]byte, len(salt)+4)
-	copy(msg, salt)
-	u := make([]byte, hLen)
+// deriveChains computes the chains one at a time per goroutine, chain w,
+// w+workers, ... on goroutine w.
+func deriveChains(ctx context.Context, p prf, chains []chain, iterations, workers int) error {
+	if workers <= 1 {
+		return deriveBlocks(ctx, p, chains, iterations, 0, 1)
+	}
+	// Clone before starting anything: clone reads the scratch state
+	// that a running worker writes.
+	prfs := make([]prf, workers)
+	prfs[0] = p
+	for w := 1; w < workers; w++ {
+		prfs[w] = p.clone()
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w, pw := range prfs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if pw != p {
+				defer pw.wipe()
+			}
+			errs[w] = deriveBlocks(ctx, pw, chains, iterations, w, workers)
+		}()
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// deriveBlocks computes chains first, first+step, ...: T_i = U_1 xor ...
+// xor U_c with U_1 = PRF(salt || INT(i)) and U_j = PRF(U_{j-1}).
+func deriveBlocks(ctx context.Context, p prf, chains []chain, iterations, first, step int) error {
+	u := make([]byte, p.size())
 	defer clear(u)
+	var msg []byte
+	defer func() { clear(msg) }()
 	done := ctx.Done()
-	for i := first; i <= last; i += step {
-		binary.BigEndian.PutUint32(msg[len(salt):], uint32(i))
+	for c := first; c < len(chains); c += step {
+		ch := chains[c]
+		msg = binary.BigEndian.AppendUint32(append(msg[:0], ch.salt...), ch.index)
 		p.mac(u, msg)
-		acc := dk[(i-1)*hLen : i*hLen]
+		acc := ch.dst
 		copy(acc, u)
 		for left := iterations - 1; left > 0; {
 			n := min(left, checkEvery)

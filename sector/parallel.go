@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // minBytesPerWorker is the smallest share of a run worth handing to another
@@ -64,11 +63,13 @@ func (c *call) done() {
 
 // wait returns when every share is done. It first polls for up to
 // spinFor: a worker that started with the caller finishes about when the
-// caller's own share does, and a caller that parks pays a wake-up.
+// caller's own share does, and a caller that parks pays a wake-up. On a
+// busy machine it blocks at once instead (see spinner): its polling would
+// take the processor the worker it waits for needs.
 func (c *call) wait() {
-	deadline := time.Now().Add(spinFor)
-	for c.left.Load() != 0 && time.Now().Before(deadline) {
-		runtime.Gosched()
+	sp, ok := startSpin()
+	for ok && c.left.Load() != 0 {
+		ok = sp.more()
 	}
 	c.wg.Wait()
 }

@@ -34,7 +34,59 @@ type workerPool struct {
 // that is already running: waking a parked one costs tens of microseconds
 // in a virtual machine, which on a 5 MiB AES run at 25 GB/s per core is a
 // fifth of the work.
+//
+// Spinning only pays while processors are idle. On a busy machine (other
+// processes, or every P of this one busy) the spinning thread takes a
+// processor that another thread, often one of the shares it waits for,
+// needs: it costs the machine the CPU time it burns (about a fifth more
+// per MiB of XTS in measurements beside two busy processes) and can delay
+// the very hand-over it polls for. So a spinner watches for that: when
+// two of its polls lie more than spinGap apart, its thread was not running
+// in between (the kernel preempted it, or Gosched ran other goroutines
+// for that long), and spinning stops for everyone for spinBackoff;
+// workers then park and callers block at once.
 const spinFor = 100 * time.Microsecond
+
+// spinLimit is spinFor in nanoseconds; benchmarks set it to 0 to compare.
+var spinLimit atomic.Int64
+
+func init() { spinLimit.Store(int64(spinFor)) }
+
+const (
+	spinGap     = 20 * time.Microsecond
+	spinBackoff = time.Second
+)
+
+// spinOff is the time (UnixNano) until which nobody spins.
+var spinOff atomic.Int64
+
+// spinner polls for at most spinFor and gives up as soon as it sees its
+// thread descheduled.
+type spinner struct {
+	last, deadline time.Time
+}
+
+// startSpin returns a spinner, or ok=false when spinning is off.
+func startSpin() (s spinner, ok bool) {
+	now := time.Now()
+	if now.UnixNano() < spinOff.Load() {
+		return s, false
+	}
+	return spinner{last: now, deadline: now.Add(time.Duration(spinLimit.Load()))}, true
+}
+
+// more reports whether to poll once more (yielding to other goroutines
+// first), turning spinning off for a while when the last poll came late.
+func (s *spinner) more() bool {
+	runtime.Gosched()
+	now := time.Now()
+	if now.Sub(s.last) > spinGap {
+		spinOff.Store(now.Add(spinBackoff).UnixNano())
+		return false
+	}
+	s.last = now
+	return now.Before(s.deadline)
+}
 
 // Worker states.
 const (
@@ -113,25 +165,24 @@ func (w *worker) loop(p *workerPool) {
 	}
 }
 
-// spin polls for a hand-over for up to spinFor and reports whether one
-// came; otherwise the worker is marked parked and must wait on its channel.
-// A worker that never ran a task is parked already and returns at once.
-// Gosched lets any other goroutine have this processor meanwhile.
+// spin polls for a hand-over for up to spinFor (less, or not at all, on a
+// busy machine: see spinner) and reports whether one came; otherwise the
+// worker is marked parked and must wait on its channel. A worker that
+// never ran a task is parked already and returns at once. Gosched lets
+// any other goroutine have this processor meanwhile.
 func (w *worker) spin() bool {
 	if w.state.Load() == workerParked {
 		return false
 	}
-	deadline := time.Now().Add(spinFor)
-	for {
+	sp, ok := startSpin()
+	for ok {
 		if w.state.Load() == workerHanded {
 			return true
 		}
-		if time.Now().After(deadline) {
-			// Lose the race to a caller, and the task is in next.
-			return !w.state.CompareAndSwap(workerSpinning, workerParked)
-		}
-		runtime.Gosched()
+		ok = sp.more()
 	}
+	// Lose the race to a caller, and the task is in next.
+	return !w.state.CompareAndSwap(workerSpinning, workerParked)
 }
 
 func (p *workerPool) putIdle(w *worker) {

@@ -37,7 +37,9 @@ type Options struct {
 	Hash       string
 	Encryption string
 	// Hidden opens the hidden volume inside an outer TrueCrypt/VeraCrypt
-	// volume; System opens a system-encrypted disk or partition image.
+	// volume and skips the outer header. Without it both are tried, and a
+	// password that opens the hidden header opens the hidden volume, as in
+	// VeraCrypt. System opens a system-encrypted disk or partition image.
 	Hidden bool
 	System bool
 	// ReadOnly opens without write access.
@@ -50,6 +52,9 @@ type Options struct {
 	ProtectHidden *Credentials
 	// Warn receives non-fatal warnings (backup header used, legacy format).
 	Warn func(msg string)
+	// Progress, if set, is told what a slow search tries as it starts it
+	// (for TrueCrypt/VeraCrypt: "VeraCrypt SHA-512, normal header").
+	Progress func(trying string)
 }
 
 func (o *Options) warn(msg string) {

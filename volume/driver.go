@@ -54,6 +54,10 @@ type Unlocked struct {
 	// with the disk before its first write, on Sync and on Close, and
 	// refuses to write once it differs (ErrHeaderChanged).
 	Header *HeaderSnapshot
+	// State, set by drivers that implement Reopener, describes Mode so
+	// that the volume can be snapshot and reopened without credentials
+	// (Volume.Snapshot, Reopen). Its key is wiped on Close.
+	State *ModeState
 	// Close releases driver state; may be nil.
 	Close func() error
 }

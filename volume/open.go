@@ -72,6 +72,7 @@ func OpenDeviceWith(ctx context.Context, dev, hdr Device, c Credentials, o Optio
 			v, err := newVolume(dev, u, o)
 			if v != nil {
 				v.hdr = hdr
+				v.driver = d
 			}
 			return v, err
 		}

@@ -17,6 +17,7 @@ import (
 type Volume struct {
 	dev      Device
 	hdr      Device // where u.Header was read
+	driver   Driver // that unlocked it; nil for New
 	mode     sector.Mode
 	u        *Unlocked
 	ss       int64
@@ -265,8 +266,9 @@ func (v *Volume) Close() error {
 	if !v.readOnly {
 		first = v.Sync()
 	}
-	for i := range v.u.MasterKey {
-		v.u.MasterKey[i] = 0
+	clear(v.u.MasterKey)
+	if v.u.State != nil {
+		clear(v.u.State.Key)
 	}
 	if v.u.Close != nil {
 		if err := v.u.Close(); err != nil && first == nil {

@@ -2,7 +2,11 @@
 
 package aes
 
-import "golang.org/x/sys/cpu"
+import (
+	"crypto/subtle"
+
+	"golang.org/x/sys/cpu"
+)
 
 // Kernels in aes_arm64.s (ARMv8 cryptography extension). rk points at
 // 16*(nr+1) bytes of round keys; nblocks, nsectors and sectorBlocks may be
@@ -39,7 +43,20 @@ func (c *Cipher) encryptBlocks(dst, src []byte) {
 	encryptBlocksGeneric(c, dst, src)
 }
 
-func (c *Cipher) encryptCBC(dst, src, iv []byte) { encryptCBCGeneric(c, dst, src, iv) }
+// encryptCBC chains through encryptBlocks: the portable chain would run the
+// bitsliced path, whose keys exist only for implGeneric ciphers.
+func (c *Cipher) encryptCBC(dst, src, iv []byte) {
+	if c.impl != implARMv8 {
+		encryptCBCGeneric(c, dst, src, iv)
+		return
+	}
+	for i := 0; i < len(src); i += BlockSize {
+		d := dst[i : i+BlockSize]
+		subtle.XORBytes(d, src[i:i+BlockSize], iv)
+		encryptBlocksARMv8(c.rounds, &c.enc[0], &d[0], &d[0], 1)
+		copy(iv, d)
+	}
+}
 
 func (c *Cipher) decryptBlocks(dst, src []byte) {
 	if c.impl == implARMv8 {

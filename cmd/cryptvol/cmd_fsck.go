@@ -17,13 +17,28 @@ func init() {
 		summary: "check (and with --repair, fix) the filesystem inside a volume",
 		usage: `Usage: cryptvol fsck VOLUME [--repair] [credentials]
 
-Checks the FAT filesystem inside VOLUME: lost clusters, cross-linked files,
-bad directory entries and FAT copies that differ. Exits 0 when clean (or
-when --repair fixed everything it found), 3 when problems remain.
---repair frees lost clusters, trims over-long chains and rewrites the FAT
-copies from the first.
+Checks the FAT filesystem inside VOLUME, changing nothing: lost clusters,
+cross-linked files, bad directory entries, broken or over-long cluster
+chains, wrong sizes, operations a crash interrupted, FAT copies that differ.
+
+--repair fixes all of that the way fsck.fat -a does, except that nothing
+is dropped that can be kept: cross-linked files each get their own copy of
+the shared clusters (only without room for it is the second one cut, as
+fsck.fat does); a rename a crash interrupted is completed; a file with a
+broken chain is cut where it breaks, a size larger than the chain cut to
+the chain, a size with no cluster set to 0; names with forbidden characters
+and duplicate names are renamed (b/d.txt becomes b_d.txt, a second one.txt
+becomes "one (2).txt"); lost clusters are freed (not saved as files: this
+program never leaves a file's only copy in lost clusters); the FAT copies
+are rewritten from the first. A volume with cross-linked files refuses
+every other change until --repair has run.
+
+Exit status: 0 nothing found; 1 problems found and all of them repaired
+(with --repair); 3 problems found and not (all) repaired, which without
+--repair is anything at all, lost clusters included (as fsck.fat -n).
 
 Example:
+  cryptvol fsck secret.hc --password-file pw.txt
   cryptvol fsck secret.hc --repair --password-file pw.txt
 `,
 		run: runFsck,
@@ -48,14 +63,18 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 	c := commands["fsck"]
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
-	repair := fl.Bool("repair", false, "fix lost clusters, long chains and mismatched FAT copies")
+	repair := fl.Bool("repair", false, "repair what is found (cross-links, bad entries, broken chains, lost clusters, ...)")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
 	if err := wantArgs(fl, 1, 1); err != nil {
 		return err
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), *repair)
+	mode := fatRead
+	if *repair {
+		mode = fatRepair
+	}
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), mode)
 	if err != nil {
 		return err
 	}
@@ -67,13 +86,21 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 		return fatError(err)
 	}
 	fmt.Fprint(a.stdout, rep.String())
-	if !strings.HasSuffix(rep.String(), "\n") {
-		fmt.Fprintln(a.stdout)
+	return fsckResult(rep, fl.Arg(0))
+}
+
+// fsckResult is fsck's exit status: 0 clean, 1 all repaired, 3 problems
+// remain.
+func fsckResult(rep *fat.CheckReport, volPath string) error {
+	switch {
+	case rep.Clean():
+		return nil
+	case rep.After == nil:
+		return withCode(exitDamaged, fmt.Errorf("the filesystem has problems; 'cryptvol fsck %s --repair' repairs them", volPath))
+	case rep.After.Clean():
+		return repairedAll(errors.New("problems found and all of them repaired"))
 	}
-	if rep.Errors() && !*repair {
-		return withCode(exitDamaged, errors.New("the filesystem has errors (run with --repair to fix what can be fixed)"))
-	}
-	return nil
+	return withCode(exitDamaged, errors.New("problems remain after the repair (listed above)"))
 }
 
 func runFormat(ctx context.Context, a *app, args []string) error {

@@ -20,6 +20,12 @@ ext2/3/4 or NTFS). With -l, each line shows type (d directory, l symbolic
 link, - file), size, modification time (local) and name, and where a link
 points.
 
+A damaged entry (a forbidden character in its name, a cluster outside the
+volume, a size without a cluster) is listed too, each forbidden character
+shown as '?', with type '!' under -l and a warning on stderr: the rest of
+the directory stays usable, 'cryptvol rm' removes the entry by the name
+shown, and 'cryptvol fsck --repair' repairs it.
+
 Example:
   cryptvol ls secret.hc /photos -l --password-file pw.txt
 `,
@@ -58,12 +64,14 @@ func runLs(ctx context.Context, a *app, args []string) error {
 	}
 	defer done()
 	var ents []fs.DirEntry
+	var dirErr error
 	st, err := fsys.Stat(dir)
 	isDir := err == nil && st.IsDir()
 	switch {
 	case isDir:
-		if ents, err = fsys.ReadDir(dir); err != nil {
-			return fsError(err)
+		// A directory of garbage still lists its valid entries.
+		if ents, dirErr = fsys.ReadDir(dir); dirErr != nil && len(ents) == 0 {
+			return fsError(dirErr)
 		}
 	default:
 		// A file, or a link (listed itself, even when it dangles).
@@ -75,6 +83,17 @@ func runLs(ctx context.Context, a *app, args []string) error {
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	for _, e := range ents {
+		damage := ""
+		if d, ok := e.(interface{ Damage() string }); ok {
+			damage = d.Damage()
+		}
+		if damage != "" {
+			p := volPath(dir)
+			if isDir {
+				p = path.Join(p, e.Name())
+			}
+			a.warnf("%s: damaged entry (%s): 'cryptvol rm' removes it, 'cryptvol fsck %s --repair' repairs it", p, damage, fl.Arg(0))
+		}
 		if !*long {
 			name := e.Name()
 			if e.IsDir() {
@@ -99,9 +118,13 @@ func runLs(ctx context.Context, a *app, args []string) error {
 			}
 			name += " -> " + target
 		}
-		fmt.Fprintf(a.stdout, "%s %12d %s %s\n", kindChar(fi.Mode()), fi.Size(), fi.ModTime().Local().Format("2006-01-02 15:04:05"), name)
+		kind := kindChar(fi.Mode())
+		if damage != "" {
+			kind = "!"
+		}
+		fmt.Fprintf(a.stdout, "%s %12d %s %s\n", kind, fi.Size(), fi.ModTime().Local().Format("2006-01-02 15:04:05"), name)
 	}
-	return nil
+	return fsError(dirErr)
 }
 
 // kindChar is ls's type letter for a mode.

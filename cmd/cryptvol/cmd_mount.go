@@ -87,11 +87,14 @@ Example:
 	})
 	register(&command{
 		name:    "list",
-		summary: "list the volumes mounted with 'cryptvol mount'",
-		usage: `Usage: cryptvol list [--json]
+		summary: "list the volumes mounted with 'cryptvol mount' and those unlocked with 'cryptvol unlock'",
+		usage: `Usage: cryptvol list [--json] [--unlocked]
 
 One line per mount: mount point, volume, mode (files, raw or loop),
-read-write or read-only, and the background process's PID.
+read-write or read-only, and the background process's PID; then one line
+per volume unlocked with 'cryptvol unlock': the volume, normal or hidden,
+and when it locks. --json prints the mounts (with --unlocked, the unlocked
+volumes) as a JSON array; --unlocked alone lists only the unlocked volumes.
 
 Example:
   cryptvol list --json
@@ -133,13 +136,50 @@ func runMount(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if mf.foreground {
-		c, o, err := cf.resolve(a, fs, mf.readOnly)
-		if err != nil {
-			return err
+		if unlockedFits(fs, cf, volPath) {
+			return serveMount(ctx, a, &mf, volPath, dir, func(ctx context.Context) (*volume.Volume, error) {
+				return openKeptForMount(ctx, a, fs, cf, volPath, mf.readOnly)
+			}, nil)
 		}
-		return serveMount(ctx, a, &mf, volPath, dir, c, o, nil)
+		_, err := withTries(a, cf, func() (struct{}, error) {
+			c, o, err := cf.resolve(a, fs, mf.readOnly)
+			if err != nil {
+				return struct{}{}, err
+			}
+			defer c.Wipe()
+			return struct{}{}, serveMount(ctx, a, &mf, volPath, dir, func(ctx context.Context) (*volume.Volume, error) {
+				defer a.progressLine(&o)()
+				return volume.OpenWith(ctx, volPath, c, o)
+			}, nil)
+		})
+		return err
 	}
 	return startMountDaemon(ctx, a, fs, cf, &mf, args)
+}
+
+// unlockedFits reports whether the volume has a kept unlock that a mount
+// with these flags would use.
+func unlockedFits(fs *pflag.FlagSet, cf *credFlags, volPath string) bool {
+	st, err := openStore()
+	if err != nil {
+		return false
+	}
+	e, _ := cachedEntry(st, fs, cf, volPath)
+	if e == nil {
+		return false
+	}
+	e.Wipe()
+	return true
+}
+
+// openKeptForMount opens the volume from its kept unlock; the unlock may
+// have been locked or have timed out since unlockedFits saw it.
+func openKeptForMount(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, volPath string, readOnly bool) (*volume.Volume, error) {
+	v, err := openUnlocked(ctx, a, fs, cf, volPath, readOnly)
+	if v == nil && err == nil {
+		err = fmt.Errorf("%w: %s was locked meanwhile: run the mount again to be asked for its password", volume.ErrWrongPassword, volPath)
+	}
+	return v, err
 }
 
 // prepareMount checks the options and arguments, and returns the absolute
@@ -205,9 +245,12 @@ func checkMountArgs(volPath, dir string) error {
 // credentials (it may have prompted for them), never on the command line,
 // and the open options that go with them.
 type daemonSecret struct {
-	Creds   volume.Credentials  `json:"creds"`
-	Protect *volume.Credentials `json:"protect,omitempty"`
-	Open    openOptions         `json:"open"`
+	// Unlocked says the daemon opens the volume from its kept unlock
+	// (cryptvol unlock) and Creds is empty.
+	Unlocked bool                `json:"unlocked,omitempty"`
+	Creds    volume.Credentials  `json:"creds"`
+	Protect  *volume.Credentials `json:"protect,omitempty"`
+	Open     openOptions         `json:"open"`
 }
 
 // openOptions are the serialisable part of volume.Options.
@@ -230,6 +273,18 @@ func (oo openOptions) options(protect *volume.Credentials) volume.Options {
 // starts the mount daemon with the same arguments, and waits until the
 // mount is ready.
 func startMountDaemon(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, mf *mountFlags, args []string) error {
+	if volPath, err := filepath.Abs(fs.Arg(0)); err == nil && unlockedFits(fs, cf, volPath) {
+		return runMountDaemonProcess(ctx, a, args, daemonSecret{Unlocked: true, Open: openOptions{Hidden: cf.hidden, ReadOnly: mf.readOnly}})
+	}
+	_, err := withTries(a, cf, func() (struct{}, error) {
+		return struct{}{}, startMountDaemonWith(ctx, a, fs, cf, mf, args)
+	})
+	return err
+}
+
+// startMountDaemonWith resolves the credentials and starts the daemon
+// with them.
+func startMountDaemonWith(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, mf *mountFlags, args []string) error {
 	c, o, err := cf.resolve(a, fs, mf.readOnly)
 	if err != nil {
 		return err
@@ -246,6 +301,13 @@ func startMountDaemon(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFl
 			}
 		}
 	}
+	return runMountDaemonProcess(ctx, a, args, s)
+}
+
+// runMountDaemonProcess starts the daemon, hands it s and waits until the
+// mount is ready or failed. A failure to unlock comes back wrapping
+// volume.ErrWrongPassword, so that withTries can ask again.
+func runMountDaemonProcess(ctx context.Context, a *app, args []string, s daemonSecret) error {
 	secret, err := json.Marshal(s)
 	if err != nil {
 		return err
@@ -254,6 +316,9 @@ func startMountDaemon(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFl
 	_, err = mount.StartDaemon(ctx, append([]string{os.Args[0], "mount"}, args...), secret, a.stderr)
 	var de *mount.DaemonError
 	if errors.As(err, &de) {
+		if de.Code == exitAuth {
+			return fmt.Errorf("%w: %s", volume.ErrWrongPassword, de.Msg)
+		}
 		return withCode(de.Code, errors.New(de.Msg))
 	}
 	return err
@@ -290,7 +355,13 @@ func runMountDaemon(ctx context.Context, cf *credFlags, mf *mountFlags, vol, mnt
 	o := s.Open.options(s.Protect)
 	da := &app{stdin: bytes.NewReader(nil), stdout: io.Discard, stderr: d}
 	o.Warn = func(msg string) { da.warnf("%s", msg) }
-	err = serveMount(ctx, da, mf, volPath, dir, s.Creds, o, d)
+	open := func(ctx context.Context) (*volume.Volume, error) { return volume.OpenWith(ctx, volPath, s.Creds, o) }
+	if s.Unlocked {
+		open = func(ctx context.Context) (*volume.Volume, error) {
+			return openKeptForMount(ctx, da, pflag.NewFlagSet("mount", pflag.ContinueOnError), &credFlags{hidden: s.Open.Hidden}, volPath, s.Open.ReadOnly)
+		}
+	}
+	err = serveMount(ctx, da, mf, volPath, dir, open, d)
 	if err != nil {
 		d.Fail(err, exitCodeFor(err)) // dropped if already ready
 	}
@@ -300,15 +371,14 @@ func runMountDaemon(ctx context.Context, cf *credFlags, mf *mountFlags, vol, mnt
 // serveMount unlocks the volume, mounts it and serves until it is
 // unmounted or a signal arrives. d is the daemon's pipe to its parent (nil
 // in the foreground).
-func serveMount(ctx context.Context, a *app, mf *mountFlags, volPath, dir string, c volume.Credentials, o volume.Options, d *mount.Daemon) error {
+func serveMount(ctx context.Context, a *app, mf *mountFlags, volPath, dir string, open func(context.Context) (*volume.Volume, error), d *mount.Daemon) error {
 	// A terminal that goes away ends a foreground mount cleanly too.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
-	defer c.Wipe()
 	// The lock on the volume, exclusive for a read-write mount, is held
 	// from here until the mount ends; others are told where it is mounted.
 	volume.SetLockHolder("cryptvol mount", dir)
-	v, err := volume.OpenWith(ctx, volPath, c, o)
+	v, err := open(ctx)
 	if err != nil {
 		return err
 	}
@@ -619,11 +689,15 @@ func runList(ctx context.Context, a *app, args []string) error {
 	c := commands["list"]
 	fs := newFlags(c, a)
 	asJSON := fs.Bool("json", false, "print JSON")
+	onlyUnlocked := fs.Bool("unlocked", false, "list only the volumes unlocked with 'cryptvol unlock'")
 	if err := parseFlags(fs, c, a, args); err != nil {
 		return err
 	}
 	if err := wantArgs(fs, 0, 0); err != nil {
 		return err
+	}
+	if *onlyUnlocked {
+		return listUnlocked(a, *asJSON, false)
 	}
 	es, err := mount.DefaultTable().Entries()
 	if err != nil {
@@ -636,7 +710,7 @@ func runList(ctx context.Context, a *app, args []string) error {
 		return writeJSON(a.stdout, es)
 	}
 	if len(es) == 0 {
-		return nil
+		return listUnlocked(a, false, false)
 	}
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "MOUNTPOINT\tVOLUME\tMODE\tACCESS\tPID")
@@ -658,5 +732,8 @@ func runList(ctx context.Context, a *app, args []string) error {
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.MountPoint, e.Volume, mode, access, pid)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return listUnlocked(a, false, true)
 }

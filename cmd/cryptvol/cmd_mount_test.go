@@ -38,13 +38,14 @@ func TestMountScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("TCRYPT", tc)
 			run := filepath.Join(env.WorkDir, ".run")
-			env.Setenv("CRYPTVOL_RUNTIME_DIR", run)
+			isolateUnlock(env, run)
 			env.Setenv("MTOOLS_SKIP_CHECK", "1")
 			env.Defer(func() { cleanupMounts(env.T(), env.WorkDir, run) })
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
+			"sleep":    cmdSleep,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch {

@@ -67,7 +67,7 @@ func runPut(ctx context.Context, a *app, args []string) error {
 			return usageError(fmt.Errorf("%s is a directory (use -r)", s))
 		}
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), true)
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), fatWrite)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,10 @@ func init() {
 		usage: `Usage: cryptvol rm VOLUME PATH... [-r] [credentials]
 
 Removes files from the FAT filesystem inside VOLUME; directories need -r.
+A damaged entry is removed by the name 'cryptvol ls' shows for it (with
+'?' for each forbidden character). On a filesystem with cross-linked files
+nothing is removed (exit 3): removing one of two files sharing clusters
+would free the other's data; 'cryptvol fsck VOLUME --repair' first.
 
 Example:
   cryptvol rm secret.hc /old/notes.txt --password-file pw.txt
@@ -39,7 +43,10 @@ Example:
 		usage: `Usage: cryptvol mv VOLUME SRC DST [--force] [credentials]
 
 Renames SRC to DST; if DST is an existing directory, SRC moves into it.
-An existing file DST is replaced only with --force.
+An existing file DST is replaced only with --force. If mv is interrupted
+(killed, a crash), the next command that writes into the volume completes
+or undoes the move, so that SRC and DST never stay two names for the same
+data.
 
 Example:
   cryptvol mv secret.hc /draft.txt /final.txt --password-file pw.txt
@@ -60,7 +67,7 @@ func runRm(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fl, 2, -1); err != nil {
 		return err
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), true)
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), fatWrite)
 	if err != nil {
 		return err
 	}
@@ -87,7 +94,7 @@ func runRm(ctx context.Context, a *app, args []string) error {
 			break
 		}
 	}
-	return closeFAT(done, err)
+	return closeFAT(done, err, fl.Arg(0))
 }
 
 func runMkdir(ctx context.Context, a *app, args []string) error {
@@ -102,7 +109,7 @@ func runMkdir(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fl, 2, -1); err != nil {
 		return err
 	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), true)
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), fatWrite)
 	if err != nil {
 		return err
 	}
@@ -116,7 +123,7 @@ func runMkdir(ctx context.Context, a *app, args []string) error {
 			break
 		}
 	}
-	return closeFAT(done, err)
+	return closeFAT(done, err, fl.Arg(0))
 }
 
 func runMv(ctx context.Context, a *app, args []string) error {
@@ -132,7 +139,7 @@ func runMv(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	src, dst := volPath(fl.Arg(1)), volPath(fl.Arg(2))
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), true)
+	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), fatWrite)
 	if err != nil {
 		return err
 	}
@@ -146,5 +153,5 @@ func runMv(ctx context.Context, a *app, args []string) error {
 	if err == nil {
 		err = ffs.Rename(src, dst)
 	}
-	return closeFAT(done, err)
+	return closeFAT(done, err, fl.Arg(0))
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/cryptvol/cryptvol/ciphers"
 	"github.com/cryptvol/cryptvol/ciphers/chacha20"
+	"github.com/cryptvol/cryptvol/hashes"
+	"github.com/cryptvol/cryptvol/kdf"
 )
 
 // version, commit and modified are set at link time by the release build
@@ -28,7 +30,8 @@ func init() {
 
 Prints the version and commit this binary was built from, the Go version,
 the platform and build settings (GOARM=6 for a Raspberry Pi 1 build, ...),
-the CPU and its features, and the code path each cipher takes on it.
+the CPU and its features, and the code path each cipher and the PBKDF2
+PRFs that have SIMD lanes (SHA-512, SHA-256, BLAKE2s, RIPEMD-160) take on it.
 
 Example:
   cryptvol version
@@ -105,5 +108,10 @@ func codePaths() string {
 	}
 	// Not a volume cipher: `cryptvol enc -chacha20` uses it.
 	fmt.Fprintf(&b, "  %-11s %s (enc)\n", "ChaCha20", chacha20.Implementation())
+	// The PRFs whose PBKDF2 chains run in SIMD lanes.
+	b.WriteString("kdf code paths:\n")
+	for _, h := range []string{hashes.SHA512, hashes.SHA256, hashes.BLAKE2s256, hashes.RIPEMD160} {
+		fmt.Fprintf(&b, "  PBKDF2-%-11s %s\n", h, kdf.PBKDF2Path(h))
+	}
 	return b.String()
 }

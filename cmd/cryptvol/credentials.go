@@ -36,6 +36,10 @@ type credFlags struct {
 	hiddenPasswordFile string
 	hiddenKeyfiles     []string
 	hiddenPIM          int
+
+	// prompted is set when resolve asked for the password on the
+	// terminal (withTries asks again when it was wrong).
+	prompted bool
 }
 
 func addCredFlags(fs *pflag.FlagSet) *credFlags {
@@ -126,20 +130,11 @@ func (cf *credFlags) readPassword(a *app, fs *pflag.FlagSet, file, flagName, pro
 	if cf.nonInteractive || !stdinIsTerminal() {
 		return nil, usageError(errors.New("no password given: use --password-file FILE (- for stdin), -p PASSWORD, or run on a terminal to be asked"))
 	}
+	cf.prompted = true
 	return promptPassword(a, prompt)
 }
 
 func stdinIsTerminal() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
-
-func promptPassword(a *app, prompt string) ([]byte, error) {
-	fmt.Fprint(a.stderr, prompt)
-	pw, err := term.ReadPassword(int(os.Stdin.Fd()))
-	fmt.Fprintln(a.stderr)
-	if err != nil {
-		return nil, fmt.Errorf("reading password: %w", err)
-	}
-	return pw, nil
-}
 
 // readPasswordFile returns the first line of the file (without its line
 // ending); "-" reads standard input.

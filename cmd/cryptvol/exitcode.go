@@ -18,12 +18,17 @@ const (
 	exitIO        = 4 // I/O error
 	exitDestroy   = 5 // refused: it would destroy data
 	exitCancelled = 130
+
+	// exitRepaired is fsck's 1, as fsck.fat's and e2fsck's: problems were
+	// found and all of them repaired.
+	exitRepaired = 1
 )
 
 // cliError carries an exit code with the message printed for it.
 type cliError struct {
-	code int
-	err  error
+	code     int
+	err      error
+	notUsage bool // an exit 1 that is not a usage error (fsck's exitRepaired)
 }
 
 func (e *cliError) Error() string { return e.err.Error() }
@@ -34,6 +39,15 @@ func usageError(err error) error { return &cliError{code: exitUsage, err: err} }
 
 // withCode attaches an explicit exit code.
 func withCode(code int, err error) error { return &cliError{code: code, err: err} }
+
+// repairedAll is fsck's result when everything it found was repaired.
+func repairedAll(err error) error { return &cliError{code: exitRepaired, err: err, notUsage: true} }
+
+// usageHint reports whether err deserves "run 'cryptvol help CMD'".
+func usageHint(err error) bool {
+	var ce *cliError
+	return exitCodeFor(err) == exitUsage && !(errors.As(err, &ce) && ce.notUsage)
+}
 
 // exitCodeFor maps an error to the documented exit code.
 func exitCodeFor(err error) int {

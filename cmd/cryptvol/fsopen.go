@@ -36,7 +36,16 @@ func openFS(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path 
 		}
 		return err
 	}
+	if ffs := filesystem.FAT(fsys); ffs != nil && ffs.Dirty() {
+		warnDirtyFAT(a, path)
+	}
 	return fsys, closer, nil
+}
+
+// warnDirtyFAT tells a reader that the FAT volume's last session was
+// interrupted, and what will complete it.
+func warnDirtyFAT(a *app, path string) {
+	a.warnf("the volume was not closed cleanly (an operation was interrupted): it is shown as it is; the next command that writes into it, or 'cryptvol fsck %s --repair', completes or undoes what was left half-way", path)
 }
 
 // fsError maps filesystem errors onto the CLI's exit codes.
@@ -63,17 +72,32 @@ func notFATError(v *volume.Volume, path string, write bool, err error) error {
 	return withCode(exitDamaged, fmt.Errorf("the volume holds no FAT filesystem (%v); create one with 'cryptvol format %s --filesystem fat'", err, path))
 }
 
+// fatMode says how openFAT opens the filesystem.
+type fatMode int
+
+const (
+	fatRead   fatMode = iota // read-only: ls, get, df, fsck
+	fatWrite                 // put, rm, mv, mkdir: recovers an interrupted session first
+	fatRepair                // fsck --repair: as found, for Check(true) to report and repair
+)
+
 // openFAT unlocks the volume and opens the FAT filesystem inside it.
 // Closing the returned func flushes the filesystem and closes the volume.
-func openFAT(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path string, write bool) (*fat.FS, func() error, error) {
-	v, err := openVolume(ctx, a, fs, cf, path, !write)
+//
+// Opened for writing, a volume whose last session was interrupted is
+// recovered first (the fat package completes or undoes what was left
+// half-way), and what that did is said on stderr. A volume known to have
+// cross-linked files is refused for writing with exit 3 until
+// 'cryptvol fsck --repair' has repaired it.
+func openFAT(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path string, mode fatMode) (*fat.FS, func() error, error) {
+	v, err := openVolume(ctx, a, fs, cf, path, mode == fatRead)
 	if err != nil {
 		return nil, nil, err
 	}
-	ffs, err := fat.OpenWithOptions(v, v.Size(), fat.Options{ReadOnly: !write})
+	ffs, err := fat.OpenWithOptions(v, v.Size(), fat.Options{ReadOnly: mode == fatRead, NoRecovery: mode == fatRepair})
 	if err != nil {
 		if errors.Is(err, fat.ErrNotFAT) || errors.Is(err, fat.ErrTooSmall) {
-			err = notFATError(v, path, write, err)
+			err = notFATError(v, path, mode != fatRead, err)
 		} else {
 			err = withCode(exitDamaged, err)
 		}
@@ -87,14 +111,33 @@ func openFAT(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path
 		}
 		return err
 	}
+	if mode == fatRead && ffs.Dirty() {
+		warnDirtyFAT(a, path)
+	}
+	if r := ffs.Recovery(); r != nil {
+		a.warnf("the volume was not closed cleanly (an operation was interrupted); recovered it:")
+		for _, l := range r.Repaired {
+			fmt.Fprintf(a.stderr, "  %s\n", l)
+		}
+	}
+	if mode == fatWrite {
+		if err := ffs.NeedsRepair(); err != nil {
+			closer()
+			return nil, nil, withCode(exitDamaged, fmt.Errorf("%v; nothing was changed: run 'cryptvol fsck %s --repair' first", err, path))
+		}
+	}
 	return ffs, closer, nil
 }
 
 // closeFAT closes what openFAT opened and returns err, or else the close's
-// error, mapped onto the CLI's exit codes.
-func closeFAT(done func() error, err error) error {
+// error, mapped onto the CLI's exit codes; volPath names the volume in
+// the advice given with them.
+func closeFAT(done func() error, err error, volPath string) error {
 	if cerr := done(); err == nil {
 		err = cerr
+	}
+	if errors.Is(err, fat.ErrNeedsRepair) {
+		return withCode(exitDamaged, fmt.Errorf("%w; run 'cryptvol fsck %s --repair'", err, volPath))
 	}
 	return fatError(err)
 }
@@ -104,6 +147,8 @@ func fatError(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, fat.ErrNeedsRepair):
+		return withCode(exitDamaged, fmt.Errorf("%w; run 'cryptvol fsck VOLUME --repair'", err))
 	case errors.Is(err, fat.ErrCorrupt):
 		return withCode(exitDamaged, err)
 	case errors.Is(err, volume.ErrProtected), errors.Is(err, volume.ErrReadOnly):

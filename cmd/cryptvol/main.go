@@ -24,6 +24,9 @@ type command struct {
 	// usage is the full help: synopsis, options note and an example.
 	usage string
 	run   func(ctx context.Context, a *app, args []string) error
+	// hidden commands are internal (a re-executed helper process) and
+	// left out of the overview.
+	hidden bool
 }
 
 var commands = map[string]*command{}
@@ -86,7 +89,7 @@ func run(args []string, a *app) int {
 		code, err = exitCancelled, errors.New("interrupted")
 	}
 	fmt.Fprintf(a.stderr, "cryptvol %s: %v\n", name, err)
-	if code == exitUsage {
+	if usageHint(err) {
 		fmt.Fprintf(a.stderr, "run 'cryptvol help %s' for usage\n", name)
 	}
 	return code
@@ -100,8 +103,10 @@ Usage: cryptvol COMMAND [ARGS] [OPTIONS]
 Commands:
 `)
 	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+	for n, c := range commands {
+		if !c.hidden {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	for _, n := range names {

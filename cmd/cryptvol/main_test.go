@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/cryptvol/cryptvol/internal/keep"
 	"github.com/cryptvol/cryptvol/internal/testdata"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -37,9 +40,9 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("TCRYPT", tc)
-			// Lock records (and mount records) stay in the script's
+			// Lock, mount and unlock records stay in the script's
 			// directory.
-			env.Setenv("CRYPTVOL_RUNTIME_DIR", filepath.Join(env.WorkDir, ".run"))
+			isolateUnlock(env, filepath.Join(env.WorkDir, ".run"))
 			return nil
 		},
 		Cmds: withFSImageCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -56,6 +59,10 @@ func TestScripts(t *testing.T) {
 			"noleftover": cmdNoLeftover,
 			// waitfile FILE: see cmdWaitFile.
 			"waitfile": cmdWaitFile,
+			// sleep DURATION: wait (for a timeout to pass).
+			"sleep": cmdSleep,
+			// fatpatch VOLUME PWFILE OP ARGS...: see cmdFatpatch.
+			"fatpatch": cmdFatpatch,
 			// unpack NAME VAR: unpack a corpus file and set $VAR to its path.
 			"unpack": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
@@ -206,4 +213,31 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	ts.Fatalf("%s did not appear in 20 s", args[0])
+}
+
+// isolateUnlock gives a script its own store of unlocked volumes: a
+// keyring of its own and an agent in run; both are emptied (and the agent
+// ends) when the script ends.
+func isolateUnlock(env *testscript.Env, run string) {
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	name := "cryptvol-test-" + hex.EncodeToString(rnd[:])
+	env.Setenv("CRYPTVOL_KEYRING", name)
+	env.Setenv("CRYPTVOL_RUNTIME_DIR", run)
+	env.Defer(func() {
+		keep.RemoveKeyring(name)
+		keep.StopAgent(run)
+	})
+}
+
+// cmdSleep is the script command `sleep DURATION` (time.ParseDuration).
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("sleep: %v", err)
+	}
+	time.Sleep(d)
 }

@@ -10,14 +10,23 @@ import (
 	"github.com/cryptvol/cryptvol/volume"
 )
 
-// openVolume resolves credentials from the flags and unlocks path.
+// openVolume opens path from its kept unlock (cryptvol unlock) when there
+// is one and no credentials were given, else resolves the credentials from
+// the flags (asking again, on a terminal, when the password was wrong) and
+// unlocks path.
 func openVolume(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, path string, readOnly bool) (*volume.Volume, error) {
-	c, o, err := cf.resolve(a, fs, readOnly)
-	if err != nil {
-		return nil, err
+	if v, err := openUnlocked(ctx, a, fs, cf, path, readOnly); v != nil || err != nil {
+		return v, err
 	}
-	defer c.Wipe()
-	return volume.OpenWith(ctx, path, c, o)
+	return withTries(a, cf, func() (*volume.Volume, error) {
+		c, o, err := cf.resolve(a, fs, readOnly)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Wipe()
+		defer a.progressLine(&o)()
+		return volume.OpenWith(ctx, path, c, o)
+	})
 }
 
 // probeFilesystem fills in what lives in the data area, if recognisable.

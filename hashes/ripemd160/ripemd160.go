@@ -39,7 +39,7 @@ func New() *Digest {
 
 // Reset restores the initial chaining value.
 func (d *Digest) Reset() {
-	*d = Digest{h: [5]uint32{0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0}}
+	*d = Digest{h: IV}
 }
 
 // Size returns Size.

@@ -16,6 +16,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/cryptvol/cryptvol/sector"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
@@ -262,6 +263,7 @@ func luks1Unlocked(h *luks1Header, got *opened, off, size int64) (*volume.Unlock
 		DataSize:   size,
 		Info:       info,
 		MasterKey:  got.key,
+		State:      &volume.ModeState{Spec: h.spec.String(), SectorSize: 512, Key: append([]byte(nil), got.key...)},
 	}, nil
 }
 
@@ -321,5 +323,23 @@ func luks2Unlocked(h *luks2Header, seg *segment, got *opened, kb int, size int64
 		FirstSector: seg.IVTweak / per,
 		Info:        info,
 		MasterKey:   got.key,
+		State:       &volume.ModeState{Spec: seg.Spec.String(), SectorSize: seg.SectorSize, Key: append([]byte(nil), got.key...)},
 	}, nil
+}
+
+// ReopenMode rebuilds the data area's mode from the State of an unlocked
+// volume (volume.Reopener): the cipher spec, sector size and volume key.
+func (driver) ReopenMode(st volume.ModeState) (sector.Mode, error) {
+	spec, err := ParseCipherSpec(st.Spec)
+	if err == nil {
+		err = spec.Check(len(st.Key))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", volume.ErrUnsupported, err)
+	}
+	m, err := spec.NewMode(st.Key, st.SectorSize)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", volume.ErrUnsupported, err)
+	}
+	return m, nil
 }

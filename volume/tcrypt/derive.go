@@ -19,3 +19,16 @@ func (k kdfCandidate) params() kdf.Params {
 func deriveHeaderKey(ctx context.Context, k kdfCandidate, pass, salt []byte) ([]byte, error) {
 	return kdf.Derive(ctx, k.params(), pass, salt, headerKeySize)
 }
+
+// keyLenFor is how much header key a search needs to derive to try
+// schemes that use the first need bytes of it. PBKDF2's output is a
+// series of independent blocks, so its first bytes cost less than the
+// whole key (VeraCrypt's default AES with SHA-512 needs one block of
+// three); Argon2's output depends on its length, so it is always derived
+// whole.
+func (k kdfCandidate) keyLenFor(need int) int {
+	if k.argon2() || need <= 0 || need > headerKeySize {
+		return headerKeySize
+	}
+	return need
+}

@@ -12,7 +12,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/cryptvol/cryptvol/ciphers"
+	"github.com/cryptvol/cryptvol/sector"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
@@ -187,7 +190,27 @@ func unlocked(f *found, dev volume.Device) (*volume.Unlocked, error) {
 		Info:        info,
 		ReadOnly:    s.Mode != "xts",
 		MasterKey:   displayKey(s, h.Keys[:kb]),
+		State:       &volume.ModeState{Spec: s.Mode + ":" + s.Name(), SectorSize: dataUnitSize, Key: append([]byte(nil), h.Keys[:kb]...)},
 	}, nil
+}
+
+// ReopenMode rebuilds the data area's mode from the State of unlocked
+// (volume.Reopener): "MODE:CHAIN" and the key area's bytes.
+func (driver) ReopenMode(st volume.ModeState) (sector.Mode, error) {
+	mode, chain, ok := strings.Cut(st.Spec, ":")
+	c, err := ciphers.LookupChain(chain)
+	if !ok || err != nil || st.SectorSize != dataUnitSize {
+		return nil, fmt.Errorf("%w: unknown encryption %q", volume.ErrUnsupported, st.Spec)
+	}
+	s := scheme{Chain: c, Mode: mode}
+	if len(st.Key) != s.keyBytes() {
+		return nil, fmt.Errorf("%w: %s needs %d key bytes, got %d", volume.ErrDamaged, st.Spec, s.keyBytes(), len(st.Key))
+	}
+	m, err := s.dataMode(st.Key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", volume.ErrUnsupported, err)
+	}
+	return m, nil
 }
 
 // displayKey orders the master key as cryptsetup's tcryptDump

@@ -108,9 +108,11 @@ func HeaderRestore(ctx context.Context, dev volume.Device, creds volume.Credenti
 	if err != nil {
 		return fmt.Errorf("reading the volume headers: %w", err)
 	}
-	locs := []location{{Offset: offNormal}}
-	if o.Open.Hidden {
-		locs = []location{{Offset: offHidden, Hidden: true}}
+	// The backup's hidden header opens with the hidden password alone,
+	// as the volume's own does.
+	locs := []location{{Offset: offHidden, Hidden: true}}
+	if !o.Open.Hidden {
+		locs = append([]location{{Offset: offNormal}}, locs...)
 	}
 	f, err := unlockHeader(ctx, &memDevice{backup}, creds, o.Open, locs)
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -16,32 +14,56 @@ type location struct {
 	Backup bool
 	Hidden bool
 	System bool
+	// Legacy marks the hidden header of TrueCrypt 4.x/5.x near the end of
+	// the file: only TrueCrypt's KDFs ever wrote one there.
+	Legacy bool
 }
 
-// headerLocations lists the header copies to try, primary copies first.
-func headerLocations(size int64, o volume.Options) []location {
+// String names the copy in progress messages.
+func (l location) String() string {
+	s := "normal header"
 	switch {
-	case o.System:
+	case l.System:
+		s = "system header"
+	case l.Hidden:
+		s = "hidden header"
+	}
+	if l.Backup {
+		s = "backup " + s
+	}
+	return s
+}
+
+// headerLocations lists the header copies to try. Without a hint the
+// hidden volume's header is tried beside the outer one, as VeraCrypt does
+// (a password that opens the hidden header opens the hidden volume);
+// Hidden skips the outer header, and a search for the outer volume that
+// must protect its hidden one (ProtectHidden) skips the hidden header.
+func headerLocations(size int64, o volume.Options) []location {
+	if o.System {
 		return []location{{Offset: offSystem, System: true}}
-	case o.Hidden:
-		var locs []location
+	}
+	var locs []location
+	if !o.Hidden {
+		locs = append(locs, location{Offset: offNormal})
+	}
+	if !o.Hidden && o.ProtectHidden != nil {
+		// Outer volume only; its backup copy below.
+	} else {
 		if size >= offHidden+headerSize {
 			locs = append(locs, location{Offset: offHidden, Hidden: true})
 		}
-		if legacy := size + offHiddenLegacy; legacy >= headerSize {
-			locs = append(locs, location{Offset: legacy, Hidden: true})
+		if legacy := size + offHiddenLegacy; legacy >= headerSize && legacy != offHidden {
+			locs = append(locs, location{Offset: legacy, Hidden: true, Legacy: true})
 		}
-		if backup := size + offBackupHidden; backup > offHidden {
-			locs = append(locs, location{Offset: backup, Hidden: true, Backup: true})
-		}
-		return locs
-	default:
-		locs := []location{{Offset: offNormal}}
-		if size+offBackupNormal >= headerGroupSize {
-			locs = append(locs, location{Offset: size + offBackupNormal, Backup: true})
-		}
-		return locs
 	}
+	if !o.Hidden && size+offBackupNormal >= headerGroupSize {
+		locs = append(locs, location{Offset: size + offBackupNormal, Backup: true})
+	}
+	if (o.Hidden || o.ProtectHidden == nil) && size+offBackupHidden > offHidden {
+		locs = append(locs, location{Offset: size + offBackupHidden, Hidden: true, Backup: true})
+	}
+	return locs
 }
 
 // found is a header that decrypted and verified.
@@ -53,16 +75,15 @@ type found struct {
 	salt   [saltSize]byte
 }
 
-// attempt is one key derivation to run: a KDF over one header copy's salt.
-type attempt struct {
-	loc  location
-	kdf  kdfCandidate
-	raw  []byte // the 512-byte header as read
-	pass []byte // KDF input (password or keyfile pool)
+// headerCopy is one header location as read from the device.
+type headerCopy struct {
+	loc location
+	raw []byte // the 512 bytes: salt, then the encrypted header
 }
 
-// unlockHeader tries every KDF on every header copy, in parallel, and
-// returns the first header that verifies; the others are cancelled.
+// unlockHeader searches the header copies at locs for one that the
+// credentials decrypt, trying the likely key derivations first (see plan),
+// and returns the first that verifies; everything else is cancelled.
 func unlockHeader(ctx context.Context, dev volume.Device, creds volume.Credentials, o volume.Options, locs []location) (*found, error) {
 	prf := ""
 	if o.Hash != "" {
@@ -90,135 +111,64 @@ func unlockHeader(ctx context.Context, dev volume.Device, creds volume.Credentia
 	if errVera != nil && errTrue != nil {
 		return nil, errVera
 	}
+	defer func() {
+		clear(passVera)
+		clear(passTrue)
+	}()
+	var usable []kdfCandidate
+	for _, k := range kdfs {
+		if (k.VeraCrypt && errVera == nil) || (!k.VeraCrypt && errTrue == nil) {
+			usable = append(usable, k)
+		}
+	}
 
-	var attempts []attempt
+	var copies []*headerCopy
 	for _, loc := range locs {
 		raw := make([]byte, headerSize)
 		if n, _ := dev.ReadAt(raw, loc.Offset); n < headerSize {
 			continue // the file is too small for this copy
 		}
-		for _, k := range kdfs {
-			pass := passVera
-			if !k.VeraCrypt {
-				pass = passTrue
-			}
-			if (k.VeraCrypt && errVera != nil) || (!k.VeraCrypt && errTrue != nil) {
-				continue
-			}
-			attempts = append(attempts, attempt{loc: loc, kdf: k, raw: raw, pass: pass})
-		}
+		copies = append(copies, &headerCopy{loc: loc, raw: raw})
 	}
-	if len(attempts) == 0 {
+	if len(copies) == 0 {
 		return nil, fmt.Errorf("%w: the file is too small to hold a volume header", volume.ErrWrongPassword)
 	}
-	defer func() {
-		clear(passVera)
-		clear(passTrue)
-	}()
-	// Primary copies first, on all cores; the backup copies only if no
-	// primary verified, so a correct --hash costs one derivation with every
-	// core on it, and a damaged primary header costs a second round.
-	var primary, backup []attempt
-	for _, a := range attempts {
-		if a.loc.Backup {
-			backup = append(backup, a)
-		} else {
-			primary = append(primary, a)
+	pass := func(k kdfCandidate) []byte {
+		if k.VeraCrypt {
+			return passVera
 		}
+		return passTrue
 	}
-	f, err := runAttempts(ctx, primary, o.Encryption)
-	if f != nil || len(backup) == 0 || !errors.Is(err, volume.ErrWrongPassword) {
+	primary, backup, err := plan(usable, copies, pass, prf != "", o.Encryption)
+	if err != nil {
+		return nil, err
+	}
+	f, err := search(ctx, primary, o.Progress)
+	if f != nil || !errors.Is(err, volume.ErrWrongPassword) {
 		return f, err
 	}
-	return runAttempts(ctx, backup, o.Encryption)
+	if len(backup.jobs) == 0 {
+		return nil, err
+	}
+	f, berr := search(ctx, backup.jobs, o.Progress)
+	if f != nil || !errors.Is(berr, volume.ErrWrongPassword) {
+		return f, berr
+	}
+	if backup.partial {
+		return nil, fmt.Errorf("%w (the backup headers were tried with TrueCrypt's KDFs and VeraCrypt's %s only: if the primary header is damaged, name the PRF with --hash)", berr, backup.vera)
+	}
+	return nil, berr
 }
 
-// runAttempts derives header keys on all cores, in list order, and returns
-// the first attempt that verifies; everything still running is cancelled
-// at once and nothing new starts.
-func runAttempts(parent context.Context, attempts []attempt, encryption string) (*found, error) {
-	ctxs := make([]context.Context, len(attempts))
-	cancels := make([]context.CancelFunc, len(attempts))
-	for i := range attempts {
-		ctxs[i], cancels[i] = context.WithCancel(parent)
-	}
-	defer func() {
-		for _, c := range cancels {
-			c()
-		}
-	}()
-	var (
-		mu      sync.Mutex
-		best    *found
-		bestIdx = len(attempts)
-		errs    []error
-		wg      sync.WaitGroup
-	)
-	next := make(chan int)
-	workers := min(runtime.GOMAXPROCS(0), len(attempts))
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f, err := tryAttempt(ctxs[i], &attempts[i], encryption)
-				mu.Lock()
-				switch {
-				case f != nil && i < bestIdx:
-					best, bestIdx = f, i
-					for j := range attempts {
-						cancels[j]()
-					}
-				case err != nil && ctxs[i].Err() == nil:
-					errs = append(errs, err)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range attempts {
-		mu.Lock()
-		stop := best != nil
-		mu.Unlock()
-		if stop || parent.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if best != nil {
-		return best, nil
-	}
-	if err := parent.Err(); err != nil {
-		return nil, err
-	}
-	if len(errs) > 0 {
-		// A derivation that could not run (say, Argon2 lacking memory)
-		// matters when nothing else verified.
-		return nil, fmt.Errorf("%w (also: %v)", volume.ErrWrongPassword, errors.Join(errs...))
-	}
-	return nil, volume.ErrWrongPassword
-}
-
-// tryAttempt derives one header key and tries every scheme on the header.
-func tryAttempt(ctx context.Context, a *attempt, encryption string) (*found, error) {
-	key, err := deriveHeaderKey(ctx, a.kdf, a.pass, a.raw[:saltSize])
-	if err != nil {
-		return nil, err
-	}
-	defer clear(key)
-	ss, err := schemes(encryption, !a.kdf.VeraCrypt)
-	if err != nil {
-		return nil, err
-	}
+// tryKey tries every scheme on one header copy with a derived header key.
+func tryKey(ctx context.Context, c *headerCopy, k kdfCandidate, key []byte, ss []scheme) *found {
 	buf := make([]byte, encryptedSize)
 	defer clear(buf)
 	for _, s := range ss {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil
 		}
-		copy(buf, a.raw[saltSize:])
+		copy(buf, c.raw[saltSize:])
 		if err := s.decryptHeader(buf, key); err != nil {
 			continue
 		}
@@ -228,12 +178,12 @@ func tryAttempt(ctx context.Context, a *attempt, encryption string) (*found, err
 		}
 		// A VeraCrypt header only comes from VeraCrypt's KDFs and a
 		// TrueCrypt one from TrueCrypt's.
-		if (h.Magic == "VERA") != a.kdf.VeraCrypt {
+		if (h.Magic == "VERA") != k.VeraCrypt {
 			continue
 		}
-		f := &found{loc: a.loc, kdf: a.kdf, scheme: s, hdr: h}
-		copy(f.salt[:], a.raw[:saltSize])
-		return f, nil
+		f := &found{loc: c.loc, kdf: k, scheme: s, hdr: h}
+		copy(f.salt[:], c.raw[:saltSize])
+		return f
 	}
-	return nil, nil
+	return nil
 }

@@ -20,6 +20,7 @@
 // Usage:
 //
 //	go run ./internal/cmd/speedcheck [-seconds 2] [-floor 0.5] [-require-tools] [-full]
+//	go run ./internal/cmd/speedcheck -unlock [-rounds 3] [-busy 2]
 //
 // With -full it also checks that XTS on two threads over a 5 MiB buffer
 // runs at least 1.8x one thread (AES, Serpent, Twofish; wall time, best
@@ -43,6 +44,11 @@
 //	go run ./internal/cmd/speedcheck -profiles [-profile sse2,aesni] [-ciphers AES,Serpent] [-rounds 3] [-seconds 0.5]
 //
 // -godebug NAME prints a profile's GODEBUG mask (for .ci/run).
+//
+// With -unlock it only times unlocking against VeraCrypt 1.26.24 (see
+// unlockChecks): right and wrong passwords on an AES/SHA-512 and an
+// AES/Streebog volume, quiet and beside busy processes, and `ls` after
+// `cryptvol unlock`.
 //
 // It exits 1 when a ratio is below the floor, 2 on a usage or tool error,
 // and reports SKIP (exit 0, unless -require-tools) for a missing tool.
@@ -76,11 +82,14 @@ func main() {
 	full := flag.Bool("full", false, "also check two-thread scaling and PBKDF2 against cryptsetup benchmark")
 	profiled := flag.Bool("profiles", false, "measure every cipher under every x86 CPU profile (features masked) against openssl and botan, and print the table")
 	only := flag.String("profile", "", "with -profiles: only these profiles, comma-separated (sse2, aesni, avx2, avx2vaes, full)")
-	rounds := flag.Int("rounds", 3, "with -profiles: alternating rounds; the best figure of each side counts")
+	rounds := flag.Int("rounds", 3, "with -profiles or -unlock: alternating rounds; the best figure of each side counts")
 	onlyCiphers := flag.String("ciphers", "", "with -profiles: only these ciphers, comma-separated (AES, Serpent, Twofish, Camellia, Kuznyechik)")
 	child := flag.String(childFlag, "", "internal: measure one cipher in this process and print one line")
 	flag.IntVar(&sectorSize, "unit", 512, "cryptvol's XTS data unit in bytes (512 as VeraCrypt, 4096 as LUKS2)")
 	godebug := flag.String("godebug", "", "print the GODEBUG value of a profile (sse2, aesni, avx2, avx2vaes, full) and exit")
+	unlock := flag.Bool("unlock", false, "only time unlocking against VeraCrypt 1.26.24 (issue 16's table) and ls after cryptvol unlock")
+	busy := flag.Int("busy", 2, "with -unlock: CPU-bound processes beside both sides in the loaded runs")
+	spin := flag.Bool("busy-loop", false, "internal: be one of those CPU-bound processes")
 	flag.Parse()
 	if *godebug != "" {
 		p, ok := profileByName(*godebug)
@@ -91,6 +100,15 @@ func main() {
 		return
 	}
 	d := time.Duration(*seconds * float64(time.Second))
+	if *spin {
+		busyLoop()
+	}
+	if *unlock {
+		if unlockChecks(*rounds, *busy) {
+			os.Exit(1)
+		}
+		return
+	}
 	if *child != "" {
 		childMeasure(*child, d)
 		return

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package keep
+
+func dropKeyring(s Store) { s.DeleteAll() }

@@ -1,0 +1,33 @@
+//go:build linux
+
+package keep
+
+import (
+	"net"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// noDump makes the agent undumpable: no core file, and no ptrace or
+// /proc/PID/mem by other processes of the user.
+func noDump() { unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) }
+
+// peerIsOwner checks the connecting process's user (SO_PEERCRED): only
+// this user and root get an answer.
+func peerIsOwner(c net.Conn) bool {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return false
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	okUID := false
+	raw.Control(func(fd uintptr) {
+		cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+		okUID = err == nil && (int(cred.Uid) == os.Geteuid() || cred.Uid == 0)
+	})
+	return okUID
+}

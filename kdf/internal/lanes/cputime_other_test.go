@@ -1,0 +1,5 @@
+//go:build !linux
+
+package lanes
+
+func threadCPUTime() float64 { return 0 }
