@@ -138,6 +138,13 @@ func StartReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.Cr
 		if o.SectorSize != 0 && o.SectorSize != 512 {
 			return nil, errors.New("LUKS1 volumes have 512-byte sectors only (convert to LUKS2 first for larger ones)")
 		}
+		// The passphrase is checked before the header is converted, so a
+		// wrong one leaves the volume as it was.
+		u, err := unlockHeader(ctx, hdr, creds)
+		if err != nil {
+			return nil, err
+		}
+		clear(u.key)
 		if err := Convert(ctx, hdr, "luks2", ConvertOptions{Rand: rnd}); err != nil {
 			return nil, fmt.Errorf("converting LUKS1 to LUKS2 for the re-encryption: %w", err)
 		}
@@ -242,7 +249,9 @@ func StartReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.Cr
 		return fail2(err)
 	}
 	slotSpec, err := keyslotSpec(oldSlot.Area.Encryption, newSpec, kb, 2)
-	if err != nil {
+	if err != nil || backTo1 {
+		// LUKS1 encrypts its keyslots with the data cipher: a volume
+		// going back to LUKS1 needs it there too.
 		slotSpec = newSpec
 	}
 	pass, err := Passphrase(creds)
