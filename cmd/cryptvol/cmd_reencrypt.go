@@ -175,7 +175,11 @@ func runReencrypt(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return reencryptError(err, path)
 	}
-	fmt.Fprintf(a.stdout, "Re-encrypted %s of %s (%s) under a new master key; the old key no longer decrypts it.\n", mib(p.Size), path, p.Format)
+	format := p.Format
+	if isLUKS {
+		format = "LUKS" // LUKS1 volumes are LUKS2 while they are re-encrypted
+	}
+	fmt.Fprintf(a.stdout, "Re-encrypted %s of %s (%s) under a new master key; the old key no longer decrypts it.\n", mib(p.Size), path, format)
 	return nil
 }
 
@@ -225,7 +229,12 @@ func doneOf(p *volume.ReencryptPlan) int64 {
 	return p.Done
 }
 
-func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+func mib(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
 
 // reencryptError gives the library's errors their exit codes.
 func reencryptError(err error, path string) error {

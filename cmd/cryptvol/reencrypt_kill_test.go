@@ -276,3 +276,49 @@ func sectorsUnderOldKey(t *testing.T, vol string, f reencFormat, old *volume.Sna
 	}
 	return same
 }
+
+// TestReencryptInterrupted stops `cryptvol reencrypt` with SIGINT (Ctrl-C)
+// part-way: it ends with exit 130 saying how far it got, the volume is
+// left mid-way (for LUKS2, cryptsetup luksDump shows the online-reencrypt
+// requirement), and the next run resumes and completes it.
+func TestReencryptInterrupted(t *testing.T) {
+	needCLI(t)
+	for _, f := range []reencFormat{reencFormats[0], reencFormats[3]} {
+		t.Run(f.name, func(t *testing.T) {
+			vol, creds, sum, old := reencVolume(t, f, 32<<20)
+			args := append(append([]string{"reencrypt", vol}, creds...), f.new...)
+			var p *proc
+			for try := 0; ; try++ {
+				if try == 20 {
+					t.Fatal("no SIGINT of 20 landed inside the re-encryption")
+				}
+				p = startCmd(t, args...)
+				time.Sleep(time.Duration(20+mrand.IntN(200)) * time.Millisecond)
+				p.cmd.Process.Signal(os.Interrupt)
+				if code := p.wait(); code == exitCancelled && strings.Contains(p.stderr.String(), "re-encrypted, the progress saved") {
+					break
+				} else if code != exitCancelled && code != 0 {
+					t.Fatalf("exit %d after SIGINT:\n%s", code, p.stderr.String())
+				}
+			}
+			t.Logf("%s", strings.TrimSpace(p.stderr.String()))
+			if !reencrypting(t, vol, creds) {
+				t.Fatal("after the interrupt the volume is not mid-way")
+			}
+			if f.name == "luks2" {
+				if _, err := exec.LookPath("cryptsetup"); err != nil {
+					t.Log("cryptsetup is not installed: luksDump not checked")
+				} else if out, err := exec.Command("cryptsetup", "luksDump", vol).CombinedOutput(); err != nil || !strings.Contains(string(out), "Requirements:\tonline-reencrypt-v2") {
+					t.Fatalf("cryptsetup luksDump of the interrupted volume (%v):\n%s", err, out)
+				}
+			}
+			out := cryptvolCmd(t, nil, append([]string{"reencrypt", vol}, creds...)...)
+			if !strings.Contains(out, "Resuming the interrupted re-encryption") {
+				t.Fatalf("the next run did not resume:\n%s", out)
+			}
+			if got, key := dataSum(t, vol, f); got != sum || bytes.Equal(key, old.MasterKey) {
+				t.Fatal("after the resumed run: data changed or the key did not")
+			}
+		})
+	}
+}
