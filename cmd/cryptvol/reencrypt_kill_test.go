@@ -77,7 +77,7 @@ func TestReencryptKilled(t *testing.T) {
 // reencVolume creates f's volume with a data area of about size bytes of
 // random data; it returns the path, the credentials, the data's sha256 and
 // a snapshot of the volume's keys (to try the old key at the end).
-func reencVolume(t *testing.T, f reencFormat, size int64) (string, []string, [32]byte, *volume.Snapshot) {
+func reencVolume(t testing.TB, f reencFormat, size int64) (string, []string, [32]byte, *volume.Snapshot) {
 	t.Helper()
 	dir := t.TempDir()
 	pw := filepath.Join(dir, "pw")
