@@ -89,7 +89,7 @@ func runReencrypt(ctx context.Context, a *app, args []string) error {
 	cf.addProtectFlags(fl)
 	var rf reencryptFlags
 	fl.Lookup("encryption").Usage = "VeraCrypt/TrueCrypt: the new cipher `CHAIN` (default: keep the current one)"
-	fl.Bool("new-key", true, "a new random master key (always; the default re-encryption)")
+	newKey := fl.Bool("new-key", true, "a new random master key (always; the default re-encryption)")
 	fl.StringVar(&rf.cipher, "cipher", "", "LUKS: the new cipher, as cryptsetup spells it (aes-xts-plain64)")
 	fl.IntVar(&rf.keySize, "key-size", 0, "LUKS: the new key size in `BITS` (default: keep it, or the cipher's)")
 	fl.IntVar(&rf.sectorSize, "sector-size", 0, "LUKS2: the new encryption sector size (512 to 4096)")
@@ -100,6 +100,9 @@ func runReencrypt(ctx context.Context, a *app, args []string) error {
 	}
 	if err := wantArgs(fl, 1, 1); err != nil {
 		return err
+	}
+	if !*newKey {
+		return usageError(errors.New("--new-key=false: a re-encryption always makes a new master key (keep the key and change the password with passwd or keyslot change)"))
 	}
 	path := fl.Arg(0)
 	// --encryption describes the new chain here, not which one to try.
