@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cryptvol/cryptvol/kdf"
+	"github.com/cryptvol/cryptvol/sector"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
@@ -93,6 +94,7 @@ type Reencryption struct {
 	area      interval
 	plan      volume.ReencryptPlan
 	backTo1   bool // convert back to LUKS1 when done
+	encrypt   bool // mode "encrypt": the old data is plain (a linear segment)
 }
 
 // Plan implements volume.Reencryption.
@@ -393,6 +395,9 @@ func ResumeReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.C
 		digest string
 		key    *[]byte
 	}{{r.digestOld, &r.oldKey}, {r.digestNew, &r.newKey}} {
+		if k.digest == "" {
+			continue // encrypting: the old data is plain
+		}
 		atts, err := luks2Attempts(hdr, h, k.digest, pass, nil)
 		if err != nil {
 			r.Close()
@@ -460,9 +465,10 @@ func (r *Reencryption) findBackups() error {
 		return fmt.Errorf("%w: a re-encryption requirement but no reencrypt keyslot", volume.ErrDamaged)
 	}
 	ks := d.Keyslots[r.reencID]
-	if ks.Mode != "reencrypt" || ks.Direction != "forward" {
-		return fmt.Errorf("%w: resuming a %s %s re-encryption is left to cryptsetup (cryptvol resumes forward re-encryptions)", volume.ErrUnsupported, ks.Direction, ks.Mode)
+	if (ks.Mode != "reencrypt" && ks.Mode != "encrypt") || ks.Direction != "forward" {
+		return fmt.Errorf("%w: resuming a %s %s re-encryption is left to cryptsetup (cryptvol resumes forward re-encryptions and encryptions)", volume.ErrUnsupported, ks.Direction, ks.Mode)
 	}
+	r.encrypt = ks.Mode == "encrypt"
 	for _, id := range sortedIDs(d.Segments) {
 		s := d.Segments[id]
 		switch {
@@ -476,8 +482,12 @@ func (r *Reencryption) findBackups() error {
 			return fmt.Errorf("%w: a re-encryption with a moved segment is left to cryptsetup", volume.ErrUnsupported)
 		}
 	}
-	if r.oldSeg.Type != "crypt" || r.newSeg.Type != "crypt" || r.digestOld == "" || r.digestNew == "" {
-		return fmt.Errorf("%w: the re-encryption's backup segments are missing or not both encrypted", volume.ErrDamaged)
+	wantOld := "crypt"
+	if r.encrypt {
+		wantOld = "linear"
+	}
+	if r.oldSeg.Type != wantOld || r.newSeg.Type != "crypt" || (r.digestOld == "") != r.encrypt || r.digestNew == "" {
+		return fmt.Errorf("%w: the re-encryption's backup segments are missing or of the wrong kind", volume.ErrDamaged)
 	}
 	off, _ := parseU64(r.newSeg.Offset)
 	if o2, _ := parseU64(r.oldSeg.Offset); o2 != off {
@@ -493,15 +503,22 @@ func (r *Reencryption) load() error {
 		return err
 	}
 	d := &r.h.meta.doc
-	oldSpec, err1 := ParseCipherSpec(r.oldSeg.Encryption)
-	newSpec, err2 := ParseCipherSpec(r.newSeg.Encryption)
-	if err := errors.Join(err1, err2); err != nil {
-		return fmt.Errorf("%w: %v", volume.ErrUnsupported, err)
-	}
-	oldSS, newSS := int(r.oldSeg.SectorSize), int(r.newSeg.SectorSize)
-	oldMode, err := oldSpec.NewMode(r.oldKey, oldSS)
+	newSpec, err := ParseCipherSpec(r.newSeg.Encryption)
 	if err != nil {
 		return fmt.Errorf("%w: %v", volume.ErrUnsupported, err)
+	}
+	newSS := int(r.newSeg.SectorSize)
+	oldSS := newSS
+	var oldMode sector.Mode
+	if !r.encrypt {
+		oldSpec, err := ParseCipherSpec(r.oldSeg.Encryption)
+		if err != nil {
+			return fmt.Errorf("%w: %v", volume.ErrUnsupported, err)
+		}
+		oldSS = int(r.oldSeg.SectorSize)
+		if oldMode, err = oldSpec.NewMode(r.oldKey, oldSS); err != nil {
+			return fmt.Errorf("%w: %v", volume.ErrUnsupported, err)
+		}
 	}
 	newMode, err := newSpec.NewMode(r.newKey, newSS)
 	if err != nil {
@@ -530,7 +547,7 @@ func (r *Reencryption) load() error {
 	}
 	r.area = areas[r.reencID]
 	p := volume.ReencryptPlan{
-		Format: "luks2", Size: size,
+		Format: "luks2", Size: size, Encrypt: r.encrypt,
 		Old:        volume.ReencryptSide{Mode: oldMode, SectorSize: oldSS, Offset: r.dataOff, FirstSector: r.tweak / uint64(oldSS/512)},
 		New:        volume.ReencryptSide{Mode: newMode, SectorSize: newSS, Offset: r.dataOff, FirstSector: r.tweak / uint64(newSS/512)},
 		Resilience: volume.Resilience(ks.Area.Type),
@@ -600,7 +617,7 @@ func (r *Reencryption) load() error {
 		case len(live) == 2:
 			n, _ := parseU64(first.Size)
 			p.Done = int64(n)
-		case len(live) == 1 && dg == r.digestNew && first.Encryption == r.newSeg.Encryption:
+		case len(live) == 1 && dg == r.digestNew && first.Type == "crypt" && first.Encryption == r.newSeg.Encryption:
 			p.Done = size
 		case len(live) == 1:
 			p.Done = 0
@@ -683,12 +700,19 @@ func (r *Reencryption) commitSegments(done, hot int64) error {
 		segs = append(segs, seg{segmentObject("crypt", r.dataOff, sz, r.tweak, r.newSeg.Encryption, newSS, ""), []string{r.digestNew}})
 	}
 	if hot > 0 {
-		segs = append(segs, seg{segmentObject("crypt", r.dataOff+done, fmt.Sprint(hot), r.tweak+uint64(done/512), r.newSeg.Encryption, newSS, "in-reencryption"),
-			[]string{r.digestNew, r.digestOld}})
+		both := []string{r.digestNew, r.digestOld}
+		if r.encrypt {
+			both = both[:1]
+		}
+		segs = append(segs, seg{segmentObject("crypt", r.dataOff+done, fmt.Sprint(hot), r.tweak+uint64(done/512), r.newSeg.Encryption, newSS, "in-reencryption"), both})
 	}
 	if end := done + hot; end < size {
 		var sz any = rest(end)
-		segs = append(segs, seg{segmentObject("crypt", r.dataOff+end, sz, r.tweak+uint64(end/512), r.oldSeg.Encryption, oldSS, ""), []string{r.digestOld}})
+		if r.encrypt {
+			segs = append(segs, seg{segmentObject("linear", r.dataOff+end, sz, 0, "", 0, ""), nil})
+		} else {
+			segs = append(segs, seg{segmentObject("crypt", r.dataOff+end, sz, r.tweak+uint64(end/512), r.oldSeg.Encryption, oldSS, ""), []string{r.digestOld}})
+		}
 	}
 	meta, err := editLUKS2(r.h, func(raw map[string]any) {
 		old := object(raw, "segments")
@@ -714,7 +738,9 @@ func (r *Reencryption) commitSegments(done, hot int64) error {
 		}
 		bpID, bfID := fmt.Sprint(len(segs)), fmt.Sprint(len(segs)+1)
 		ns[bpID], ns[bfID] = bp, bf
-		assign[r.digestOld] = append(assign[r.digestOld], bpID)
+		if r.digestOld != "" {
+			assign[r.digestOld] = append(assign[r.digestOld], bpID)
+		}
 		assign[r.digestNew] = append(assign[r.digestNew], bfID)
 		raw["segments"] = ns
 		for id, v := range object(raw, "digests") {
@@ -747,7 +773,7 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 	d := &r.h.meta.doc
 	var oldSlots []string
 	for _, id := range sortedIDs(d.Keyslots) {
-		if dg, _ := r.h.meta.digestOf(id); dg == r.digestOld || id == r.reencID {
+		if dg, _ := r.h.meta.digestOf(id); (r.digestOld != "" && dg == r.digestOld) || id == r.reencID {
 			oldSlots = append(oldSlots, id)
 			gone = append(gone, areas[id])
 		}
@@ -764,7 +790,9 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 			unassignKeyslot(raw, id)
 		}
 		dg := object(raw, "digests")
-		delete(dg, r.digestOld)
+		if r.digestOld != "" {
+			delete(dg, r.digestOld)
+		}
 		delete(dg, reencDigest)
 		if m, ok := dg[r.digestNew].(map[string]any); ok {
 			m["segments"] = []any{"0"}

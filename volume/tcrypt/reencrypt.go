@@ -267,6 +267,79 @@ func StartReencrypt(ctx context.Context, dev volume.Device, creds volume.Credent
 	return r, nil
 }
 
+// EncryptRoom is how many bytes at the end of a plain image StartEncrypt
+// needs free: the data moves up by a header group, and the backup header
+// group follows it.
+const EncryptRoom = 2 * headerGroupSize
+
+// StartEncrypt begins turning the plain image on dev into a VeraCrypt (or,
+// with o.TrueCrypt, TrueCrypt) volume with the credentials and o's cipher
+// and PRF: its first Size()-EncryptRoom bytes become the data area, moved
+// up by 128 KiB to make room for the header group. The caller has made
+// sure the last EncryptRoom bytes hold nothing (the filesystem ends
+// before them). Only the backup header area, at the very end, is written
+// here; package volume/reencrypt moves and encrypts the data and finally
+// writes the primary header area over what was the start of the image.
+func StartEncrypt(ctx context.Context, dev volume.Device, creds volume.Credentials, o CreateOptions) (*Reencryption, error) {
+	size := dev.Size()
+	if size%dataUnitSize != 0 {
+		return nil, fmt.Errorf("the image size must be a multiple of %d bytes (got %d)", dataUnitSize, size)
+	}
+	span := size - EncryptRoom
+	if span < minDataSize {
+		return nil, fmt.Errorf("%w: a %d-byte image leaves no room for %d bytes of headers", ErrTooSmall, size, EncryptRoom)
+	}
+	chain, k, err := resolveCreate(&o, creds.PIM)
+	if err != nil {
+		return nil, err
+	}
+	ent, err := newEntropy(o.Random)
+	if err != nil {
+		return nil, err
+	}
+	pass, err := passwordInput(creds.Password, creds.Keyfiles, !o.TrueCrypt)
+	if err != nil {
+		return nil, err
+	}
+	h := &header{Magic: "VERA", Version: headerVersion, MinVersion: minVersionReencrypt, SectorSize: dataUnitSize,
+		VolumeSize: uint64(span), EncStart: headerGroupSize, EncSize: uint64(span), Flags: flagReencrypt | flagReencryptShift}
+	if o.TrueCrypt {
+		h.Magic = "TRUE"
+	}
+	if err := ent.fill(h.Keys[:]); err != nil {
+		clear(pass)
+		return nil, err
+	}
+	r := &Reencryption{dev: dev, areas: normalAreas(size), shift: true, trans: h,
+		newScheme: scheme{Chain: chain, Mode: "xts"}, kdf: k, pass: pass, ent: ent}
+	if err := r.setup(headerGroupSize, span, headerGroupSize/dataUnitSize, nil); err != nil {
+		r.Close()
+		return nil, err
+	}
+	sealed, err := sealHeader(ctx, h, r.newScheme, k, pass, ent)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	// The backup header area: random filler, the transition header, the
+	// first journal record.
+	junk, err := ent.bytes(headerGroupSize)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	copy(junk, sealed)
+	if err := writeFullAt(dev, junk, r.areas.backup); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if err := r.writeJournal(false, 0, 0, nil); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
 // setup derives the journal key and fills in the plan for a data area of
 // span bytes at off (sector first), under old (nil: plain) and the new
 // scheme.
@@ -376,6 +449,9 @@ func (r *Reencryption) writeJournal(hot bool, off, n int64, sums []byte) error {
 	return r.dev.Sync()
 }
 
+// errNoJournal: neither journal slot holds a valid record.
+var errNoJournal = fmt.Errorf("%w: the re-encryption journal is unreadable in both of its slots", volume.ErrDamaged)
+
 // readJournal returns the valid record with the highest sequence number.
 func (r *Reencryption) readJournal() (*journal, error) {
 	var best *journal
@@ -409,7 +485,7 @@ func (r *Reencryption) readJournal() (*journal, error) {
 		}
 	}
 	if best == nil {
-		return nil, fmt.Errorf("%w: the re-encryption journal is unreadable in both header areas", volume.ErrDamaged)
+		return nil, errNoJournal
 	}
 	return best, nil
 }
@@ -552,6 +628,15 @@ func ResumeReencrypt(ctx context.Context, dev volume.Device, creds volume.Creden
 		return nil, err
 	}
 	j, err := r.readJournal()
+	if err != nil && r.shift && errors.Is(err, errNoJournal) {
+		// Encrypting a plain image keeps both journal slots in the
+		// backup area, which StartEncrypt filled with random bytes:
+		// neither slot valid means its first record never landed, and
+		// nothing of the image was moved or encrypted before that
+		// record was durable. The image is as it was.
+		r.Close()
+		return nil, ErrNotReencrypting
+	}
 	if err != nil {
 		r.Close()
 		return nil, err
