@@ -23,6 +23,10 @@ func init() {
        cryptvol reencrypt VOLUME [credentials] [--cipher C] [--key-size BITS]
                          [--sector-size N] [--resilience checksum|journal] [--header FILE]
        cryptvol reencrypt VOLUME --resume [credentials]
+       cryptvol reencrypt --encrypt IMAGE [--type veracrypt|truecrypt] [--encryption CHAIN]
+                         [--hash PRF] [--pim N] [new password] [--force]
+       cryptvol reencrypt --encrypt IMAGE --type luks2 --header NEW-FILE [--cipher C]
+                         [--key-size BITS] [--sector-size N] [--pbkdf KDF] [new password]
 
 Rewrites the whole data area of a VeraCrypt, TrueCrypt or LUKS volume in
 place under a new, random master key (always) and, if asked, a new cipher;
@@ -53,7 +57,18 @@ cryptsetup's. A LUKS1 volume is converted to LUKS2 for the run and back at
 the end. Keyslots of passphrases other than the one given cannot carry the
 new key and are removed (with a warning).
 
+--encrypt turns a plain image (a disk image with a filesystem) into a
+volume in place, with the same crash safety. VeraCrypt/TrueCrypt: the data
+moves up by 128 KiB to make room for the header, and the image loses its
+last 256 KiB, which must be free: a FAT filesystem whose last clusters are
+free is shrunk to fit; others must end before them (--force when cryptvol
+cannot tell). LUKS2: the header goes to a new file of its own (--header),
+and the data is encrypted where it lies. The password asked for (or
+--password-file) is the new volume's.
+
 Examples:
+  cryptvol reencrypt --encrypt disk.img --password-file pw.txt --encryption AES
+  cryptvol reencrypt --encrypt disk.img --type luks2 --header disk.hdr --password-file pw.txt
   cryptvol reencrypt secret.hc --password-file pw.txt
   cryptvol reencrypt secret.hc --password-file pw.txt --encryption AES
   cryptvol reencrypt disk.luks --password-file pw.txt --cipher aes-xts-plain64 --key-size 512
@@ -95,6 +110,8 @@ func runReencrypt(ctx context.Context, a *app, args []string) error {
 	fl.IntVar(&rf.sectorSize, "sector-size", 0, "LUKS2: the new encryption sector size (512 to 4096)")
 	fl.StringVar(&rf.resilience, "resilience", "checksum", "LUKS2: hot-zone protection, checksum or journal")
 	fl.BoolVar(&rf.resume, "resume", false, "only continue an interrupted re-encryption")
+	encrypt := fl.Bool("encrypt", false, "turn a plain image into a volume in place (see above)")
+	ef := addEncryptFlags(fl)
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
@@ -115,6 +132,15 @@ func runReencrypt(ctx context.Context, a *app, args []string) error {
 	}
 	if rf.resume && (rf.encryption != "" || rf.luksOnly(fl) != "") {
 		return usageError(errors.New("--resume continues the re-encryption as it was begun: it takes no new cipher"))
+	}
+	if *encrypt {
+		if rf.resume {
+			return usageError(errors.New("--encrypt resumes an interrupted encryption by itself: no --resume"))
+		}
+		return encryptImage(ctx, a, fl, cf, &rf, ef, path)
+	}
+	if ef.pbkdf != "" || ef.iterations != 0 || ef.force {
+		return usageError(errors.New("--pbkdf, --pbkdf-force-iterations and --force are for --encrypt"))
 	}
 	hdrPath := path
 	if cf.header != "" {

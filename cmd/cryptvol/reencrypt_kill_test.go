@@ -322,3 +322,71 @@ func TestReencryptInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestEncryptKilled kills `cryptvol reencrypt --encrypt` of a plain FAT
+// image with SIGKILL at random moments and runs it again each time, which
+// resumes it (VeraCrypt, and LUKS2 with a detached header): at the end the
+// volume holds the image's file as it was.
+func TestEncryptKilled(t *testing.T) {
+	needCLI(t)
+	if _, err := exec.LookPath("mkfs.fat"); err != nil {
+		t.Skip("mkfs.fat is not installed (apt-get install dosfstools)")
+	}
+	if _, err := exec.LookPath("mcopy"); err != nil {
+		t.Skip("mcopy is not installed (apt-get install mtools)")
+	}
+	for _, typ := range []string{"veracrypt", "luks2"} {
+		t.Run(typ, func(t *testing.T) {
+			dir := t.TempDir()
+			img, file, pw := filepath.Join(dir, "p.img"), filepath.Join(dir, "f.bin"), filepath.Join(dir, "pw")
+			os.WriteFile(pw, []byte("re-encryption kill test\n"), 0o600)
+			data := make([]byte, 5<<20)
+			rand.Read(data)
+			os.WriteFile(file, data, 0o600)
+			if err := os.Truncate(img, 0); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			for _, c := range [][]string{{"truncate", "-s", "48M", img}, {"mkfs.fat", img}, {"mcopy", "-i", img, file, "::/f.bin"}} {
+				if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+					t.Fatalf("%v: %v\n%s", c, err, out)
+				}
+			}
+			args := []string{"reencrypt", "--encrypt", img, "--password-file", pw, "--type", typ}
+			open := []string{"--password-file", pw}
+			if typ == "luks2" {
+				args = append(args, "--header", img+".hdr", "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000")
+				open = append(open, "--header", img+".hdr")
+			} else {
+				args = append(args, "--pim", "1", "--hash", "SHA-256")
+				open = append(open, "--pim", "1", "--hash", "sha256")
+			}
+			var runs, killed, done int
+			for runs < 30 && killed < 3 && done == 0 {
+				runs++
+				p := startCmd(t, args...)
+				select {
+				case <-p.done:
+				case <-time.After(time.Duration(mrand.IntN(500)) * time.Millisecond):
+					p.cmd.Process.Signal(syscall.SIGKILL)
+				}
+				switch code := p.wait(); code {
+				case -1:
+					killed++
+				case 0:
+					done++
+				default:
+					t.Fatalf("run %d: exit %d\n%s", runs, code, p.stderr.String())
+				}
+			}
+			if done == 0 {
+				cryptvolCmd(t, nil, args...)
+			}
+			got := filepath.Join(dir, "got")
+			cryptvolCmd(t, nil, append([]string{"get", img, "/f.bin", got}, open...)...)
+			if b, err := os.ReadFile(got); err != nil || !bytes.Equal(b, data) {
+				t.Fatalf("after %d runs (%d killed) the file is not as it was (%v)", runs, killed, err)
+			}
+			t.Logf("%s: %d runs, %d killed, then completed", typ, runs, killed)
+		})
+	}
+}
