@@ -90,6 +90,15 @@ func encryptImage(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags,
 	o := volume.Options{Type: typ}
 	if typ == "luks2" {
 		o.Type = "luks"
+	} else {
+		// Looking for an interrupted encryption tries only the PRF and
+		// cipher this command would create the volume with (what the
+		// run that began it had, when it is the same command): a plain
+		// image is not worth a search through every PRF.
+		o.Hash, o.Encryption = cf.hash, rf.encryption
+		if o.Hash == "" {
+			o.Hash = "SHA-512"
+		}
 	}
 	// An encryption of this image that was interrupted is completed, never
 	// begun again over its half-moved data.
