@@ -24,6 +24,9 @@ type Result struct {
 	Label   string
 	Serial  string // FAT/exFAT "DEAD-BABE", NTFS 16 hex digits
 	UUID    string // ext2/3/4
+	// Size is how many bytes the filesystem says it covers, from its
+	// start (0 when the boot sector or superblock does not tell).
+	Size int64
 }
 
 // ErrUnknown means no known filesystem signature was found.
@@ -91,7 +94,7 @@ func probeFAT(b []byte) *Result {
 		return nil
 	}
 	clusters := dataSecs / int64(spc)
-	res := &Result{Type: "vfat"}
+	res := &Result{Type: "vfat", Size: total * int64(bps)}
 	var serialOff, labelOff int
 	switch {
 	case clusters < 4085:
@@ -120,14 +123,24 @@ func probeExFAT(b []byte) *Result {
 		return nil
 	}
 	s := binary.LittleEndian.Uint32(b[100:])
-	return &Result{Type: "exfat", Serial: fmt.Sprintf("%04X-%04X", s>>16, s&0xFFFF)}
+	res := &Result{Type: "exfat", Serial: fmt.Sprintf("%04X-%04X", s>>16, s&0xFFFF)}
+	// VolumeLength in sectors of 2^BytesPerSectorShift bytes.
+	if shift := b[108]; shift >= 9 && shift <= 12 {
+		res.Size = int64(binary.LittleEndian.Uint64(b[72:])) << shift
+	}
+	return res
 }
 
 func probeNTFS(b []byte) *Result {
 	if string(b[3:11]) != "NTFS    " {
 		return nil
 	}
-	return &Result{Type: "ntfs", Serial: fmt.Sprintf("%016X", binary.LittleEndian.Uint64(b[72:]))}
+	res := &Result{Type: "ntfs", Serial: fmt.Sprintf("%016X", binary.LittleEndian.Uint64(b[72:]))}
+	// Total sectors (the backup boot sector lies in the sector after).
+	if bps := int64(binary.LittleEndian.Uint16(b[11:])); bps >= 512 && bps <= 4096 {
+		res.Size = (int64(binary.LittleEndian.Uint64(b[40:])) + 1) * bps
+	}
+	return res
 }
 
 func probeExt(b []byte) *Result {
@@ -150,7 +163,16 @@ func probeExt(b []byte) *Result {
 		typ = "ext4"
 	}
 	u := sb[104:120]
+	blocks := int64(binary.LittleEndian.Uint32(sb[4:]))
+	if incompat&0x80 != 0 { // 64bit: the high half of the block count
+		blocks |= int64(binary.LittleEndian.Uint32(sb[0x150:])) << 32
+	}
+	var size int64
+	if logSize := binary.LittleEndian.Uint32(sb[24:]); logSize <= 6 {
+		size = blocks << (10 + logSize)
+	}
 	return &Result{
+		Size:  size,
 		Type:  typ,
 		Label: strings.TrimRight(string(sb[120:136]), "\x00"),
 		UUID:  fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16]),

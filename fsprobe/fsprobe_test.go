@@ -137,3 +137,33 @@ func TestHFSPlusUUID(t *testing.T) {
 		}
 	}
 }
+
+// TestSize checks the size a filesystem declares against the size its
+// maker was told: each is made smaller than its image file.
+func TestSize(t *testing.T) {
+	for _, tc := range []struct {
+		tool string
+		args func(p string) []string
+		want int64
+	}{
+		{"mkfs.fat", func(p string) []string { return []string{"-F", "16", p, "20480"} }, 20480 << 10},
+		{"mkfs.fat", func(p string) []string { return []string{"-F", "32", "-S", "512", p, "40960"} }, 40960 << 10},
+		{"mkfs.ext4", func(p string) []string { return []string{"-q", "-F", "-b", "4096", p, "5M"} }, 5 << 20},
+		{"mkntfs", func(p string) []string { return []string{"-q", "-F", "-Q", "-s", "512", p, "12288"} }, 12288 * 512},
+		{"mkfs.exfat", func(p string) []string { return []string{p} }, 48 << 20},
+	} {
+		if _, err := exec.LookPath(tc.tool); err != nil {
+			t.Logf("NOT CHECKED: %s is not installed", tc.tool)
+			continue
+		}
+		p := filepath.Join(t.TempDir(), "fs.img")
+		os.WriteFile(p, nil, 0o644)
+		os.Truncate(p, 48<<20)
+		if out, err := exec.Command(tc.tool, tc.args(p)...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", tc.tool, err, out)
+		}
+		if r := probeFile(t, p); r.Size != tc.want {
+			t.Errorf("%s: size %d, want %d (%+v)", tc.tool, r.Size, tc.want, r)
+		}
+	}
+}

@@ -142,6 +142,7 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 	}
 	keyfiles := append(append([]string(nil), cf.keyfiles...), splitKeyfiles(f.keyfileList)...)
 	opts := tcrypt.CreateOptions{TrueCrypt: typ == "truecrypt", Encryption: cf.encryption, Hash: cf.hash, Quick: f.quick}
+	warnVeraCryptCompat(a, typ, cf.hash, hidden)
 	if f.randomSource != "" {
 		rf, err := os.Open(f.randomSource)
 		if err != nil {
@@ -187,6 +188,20 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 			map[bool]string{true: "TrueCrypt", false: "VeraCrypt"}[opts.TrueCrypt], path, humanSize(in.DataSize), in.Encryption, in.Hash, cr.KDFTime.Seconds())
 		return nil
 	})
+}
+
+// warnVeraCryptCompat says when a new volume is one current VeraCrypt
+// (1.26 and later) cannot open. A hidden volume takes its outer volume's
+// format, which is checked when it is placed.
+func warnVeraCryptCompat(a *app, typ, hash string, hidden bool) {
+	switch {
+	case typ == "truecrypt" && !hidden:
+		a.warnf("VeraCrypt 1.26 and later cannot open TrueCrypt-format volumes (only TrueCrypt, and VeraCrypt up to 1.25.9 with --truecrypt); 'cryptvol convert --to veracrypt' converts one later")
+	case typ == "veracrypt":
+		if why := tcrypt.NotOpenableByVeraCrypt(hash); why != "" {
+			a.warnf("%s; the default, SHA-512, opens everywhere", why)
+		}
+	}
 }
 
 // createError gives creation errors their exit codes.

@@ -100,7 +100,7 @@ func cleanupMounts(t interface{ Log(...any) }, dir, run string) {
 }
 
 // cryptvolCmd runs the cryptvol under test (testscript puts it on PATH).
-func cryptvolCmd(t *testing.T, env []string, args ...string) string {
+func cryptvolCmd(t testing.TB, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("cryptvol", args...)
 	cmd.Env = env

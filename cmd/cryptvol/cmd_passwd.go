@@ -91,6 +91,9 @@ func runPasswd(ctx context.Context, a *app, args []string) error {
 	if len(newPw) == 0 && len(newKeyfiles) == 0 {
 		return usageError(errors.New("an empty new password needs at least one new keyfile"))
 	}
+	if why := tcrypt.NotOpenableByVeraCrypt(*newHash); why != "" {
+		a.warnf("%s (TrueCrypt-format volumes are not affected)", why)
+	}
 	pim := old.PIM
 	if *newPIM >= 0 {
 		pim = *newPIM

@@ -155,6 +155,12 @@ func (h *luks2Header) requirementError() error {
 	if len(reqs) == 0 {
 		return nil
 	}
+	for _, r := range reqs {
+		if r == "online-reencrypt-v2" || r == "online-reencrypt-v3" {
+			// Half the data is under the old key: no single key shows it.
+			return volume.ErrReencrypting
+		}
+	}
 	var why []string
 	for _, r := range reqs {
 		if w, ok := knownRequirements[r]; ok {

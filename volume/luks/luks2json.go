@@ -24,12 +24,15 @@ type jsonDoc struct {
 }
 
 type jsonKeyslot struct {
-	Type     string    `json:"type"`
-	KeySize  *int64    `json:"key_size"`
-	AF       *jsonAF   `json:"af"`
-	Area     *jsonArea `json:"area"`
-	KDF      *jsonKDF  `json:"kdf"`
-	Priority *int64    `json:"priority"`
+	Type    string `json:"type"`
+	KeySize *int64 `json:"key_size"`
+	// Mode and Direction belong to a "reencrypt" keyslot.
+	Mode      string    `json:"mode"`
+	Direction string    `json:"direction"`
+	AF        *jsonAF   `json:"af"`
+	Area      *jsonArea `json:"area"`
+	KDF       *jsonKDF  `json:"kdf"`
+	Priority  *int64    `json:"priority"`
 }
 
 type jsonAF struct {
@@ -44,6 +47,11 @@ type jsonArea struct {
 	Size       string `json:"size"`
 	Encryption string `json:"encryption"`
 	KeySize    int64  `json:"key_size"`
+	// A "reencrypt" keyslot's area: the checksum hash and block, the
+	// data shift.
+	Hash       string `json:"hash"`
+	SectorSize int64  `json:"sector_size"`
+	ShiftSize  string `json:"shift_size"`
 }
 
 type jsonKDF struct {

@@ -52,6 +52,11 @@ func (driver) Unlock(ctx context.Context, r *volume.Request) (*volume.Unlocked, 
 	if err != nil {
 		return nil, err
 	}
+	if f.hdr.reencrypting() {
+		// Half the data is under the old key: no single key shows it.
+		clear(f.hdr.Keys[:])
+		return nil, volume.ErrReencrypting
+	}
 	if f.loc.Backup {
 		o.Warn = orDiscard(o.Warn)
 		o.Warn("the primary volume header is damaged or was overwritten; opened with the backup header (run 'cryptvol header restore' to repair it)")

@@ -52,6 +52,11 @@ func HeaderBackup(ctx context.Context, dev volume.Device, creds volume.Credentia
 	if err != nil {
 		return nil, err
 	}
+	if f.hdr.reencrypting() {
+		// Its header area holds the re-encryption's journal: a backup
+		// restored later would rewind it.
+		return nil, volume.ErrReencrypting
+	}
 	if f.hdr.Version < 4 {
 		return nil, fmt.Errorf("%w: legacy TrueCrypt volumes have no header group to back up", volume.ErrUnsupported)
 	}
@@ -121,6 +126,13 @@ func HeaderRestore(ctx context.Context, dev volume.Device, creds volume.Credenti
 	if int64(f.hdr.EncStart) < headerGroupSize || end > size-headerGroupSize {
 		return fmt.Errorf("%w: it describes a data area (%d..%d) that does not fit this %d-byte container", volume.ErrForeignBackup, f.hdr.EncStart, end, size)
 	}
+	if f.hdr.reencrypting() {
+		return fmt.Errorf("%w: the backup was taken during a re-encryption", volume.ErrUnsupported)
+	}
+	// A volume in the middle of a re-encryption is safe without a check
+	// of its own: its data area's start is under the new key, which no
+	// earlier backup holds, and its transition header's key is not the
+	// backup's (proveBackup).
 	if err := proveBackup(ctx, dev, creds, o, f); err != nil && !o.Force {
 		return err
 	}

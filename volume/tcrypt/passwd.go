@@ -37,6 +37,9 @@ func ChangeCredentials(ctx context.Context, dev volume.Device, old, new volume.C
 	if err != nil {
 		return err
 	}
+	if f.hdr.reencrypting() {
+		return volume.ErrReencrypting
+	}
 	if f.scheme.Mode != "xts" || f.hdr.Version < 4 {
 		return fmt.Errorf("%w: legacy TrueCrypt volumes (header version %d, %s) are read-only", volume.ErrUnsupported, f.hdr.Version, f.scheme.Mode)
 	}

@@ -1,0 +1,376 @@
+package reencrypt
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/cryptvol/cryptvol/hashes"
+	"github.com/cryptvol/cryptvol/sector"
+	"github.com/cryptvol/cryptvol/volume"
+)
+
+// DefaultChunk is the largest chunk rewritten between two metadata commits
+// unless the format's metadata holds less: large enough that the commits
+// (each a sync) cost little next to the data, small enough to keep in
+// memory and to redo after a crash.
+const DefaultChunk = 32 << 20
+
+// RunOptions tune Run.
+type RunOptions struct {
+	// Progress, if set, is called after every chunk with the bytes done
+	// and the data area's size.
+	Progress func(done, total int64)
+	// Chunk overrides the chunk size (rounded down to the alignment, at
+	// most the format's limit); 0 means DefaultChunk.
+	Chunk int64
+}
+
+// Interrupted is Run stopped by its context after a chunk: the progress is
+// committed and the next Resume continues from Done.
+type Interrupted struct {
+	Done, Total int64
+	Err         error
+}
+
+func (e *Interrupted) Error() string {
+	return fmt.Sprintf("interrupted: %d of %d bytes re-encrypted (run it again to continue)", e.Done, e.Total)
+}
+func (e *Interrupted) Unwrap() error { return e.Err }
+
+// Run re-encrypts what remains of r's data area, chunk by chunk, and
+// finishes the volume. It first completes the chunk a crash may have left
+// half rewritten. Cancelling ctx stops it after the current chunk, with
+// the progress committed (an *Interrupted error).
+func Run(ctx context.Context, r volume.Reencryption, o RunOptions) error {
+	p := r.Plan()
+	e, err := newEngine(r, p, o)
+	if err != nil {
+		return err
+	}
+	defer e.free()
+	if p.Hot != nil {
+		if err := e.recoverHot(ctx, p.Hot); err != nil {
+			return fmt.Errorf("completing the chunk the interrupted run was rewriting: %w", err)
+		}
+	}
+	e.report()
+	for !e.finished() {
+		if err := ctx.Err(); err != nil {
+			return e.interrupted(ctx, err)
+		}
+		off, n := e.nextChunk()
+		if err := e.chunk(ctx, off, n); err != nil {
+			return err
+		}
+		e.report()
+	}
+	if e.hotPending {
+		if err := r.CommitDone(ctx, e.done); err != nil {
+			return err
+		}
+	}
+	return r.Finish(ctx)
+}
+
+// engine is one run.
+type engine struct {
+	r          volume.Reencryption
+	p          *volume.ReencryptPlan
+	dev        volume.Device
+	old, new   sector.Mode
+	chunkSize  int64
+	buf        []byte
+	done       int64 // as Plan.Done
+	hotPending bool  // the last commit was a hot one (checksum mode)
+	hash       hashes.Spec
+	progress   func(done, total int64)
+}
+
+func newEngine(r volume.Reencryption, p *volume.ReencryptPlan, o RunOptions) (*engine, error) {
+	e := &engine{r: r, p: p, dev: r.Device(), done: p.Done, progress: o.Progress}
+	if p.Old.Mode != nil {
+		e.old = sector.Parallel(p.Old.Mode, 0)
+	}
+	if p.New.Mode != nil {
+		e.new = sector.Parallel(p.New.Mode, 0)
+	}
+	if p.Resilience == volume.ResilienceChecksum {
+		h, err := hashes.Lookup(p.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("%w: re-encryption checksum hash %q", volume.ErrUnsupported, p.Hash)
+		}
+		if p.BlockSize <= 0 || p.SumSize <= 0 || p.SumSize > h.Size {
+			return nil, fmt.Errorf("%w: re-encryption checksums of %d bytes over %d-byte blocks", volume.ErrDamaged, p.SumSize, p.BlockSize)
+		}
+		e.hash = h
+	}
+	align := max(p.Align, 512)
+	chunk := o.Chunk
+	if chunk <= 0 {
+		chunk = DefaultChunk
+	}
+	if p.MaxChunk > 0 {
+		chunk = min(chunk, p.MaxChunk)
+	}
+	chunk -= chunk % align
+	if chunk <= 0 {
+		return nil, fmt.Errorf("%w: a chunk of the re-encryption would be empty (limit %d, alignment %d)", volume.ErrDamaged, p.MaxChunk, align)
+	}
+	e.chunkSize = chunk
+	need := chunk
+	if p.Hot != nil {
+		need = max(need, p.Hot.Length)
+	}
+	e.buf = make([]byte, need)
+	return e, nil
+}
+
+func (e *engine) free() { clear(e.buf) }
+
+func (e *engine) finished() bool {
+	if e.p.Backward {
+		return e.done <= 0
+	}
+	return e.done >= e.p.Size
+}
+
+func (e *engine) nextChunk() (off, n int64) {
+	if e.p.Backward {
+		n = min(e.chunkSize, e.done)
+		return e.done - n, n
+	}
+	return e.done, min(e.chunkSize, e.p.Size-e.done)
+}
+
+func (e *engine) report() {
+	if e.progress == nil {
+		return
+	}
+	d := e.done
+	if e.p.Backward {
+		d = e.p.Size - e.done
+	}
+	e.progress(d, e.p.Size)
+}
+
+// interrupted commits the progress and reports the stop.
+func (e *engine) interrupted(ctx context.Context, cause error) error {
+	if e.hotPending {
+		// The commit must happen although ctx is done.
+		if err := e.r.CommitDone(context.WithoutCancel(ctx), e.done); err != nil {
+			return err
+		}
+	}
+	d := e.done
+	if e.p.Backward {
+		d = e.p.Size - e.done
+	}
+	return &Interrupted{Done: d, Total: e.p.Size, Err: cause}
+}
+
+// readOld reads the chunk [off, off+n) where the old side keeps it.
+func (e *engine) readOld(b []byte, off int64) error {
+	return readFull(e.dev, b, e.p.Old.Offset+off)
+}
+
+func readFull(dev io.ReaderAt, b []byte, off int64) error {
+	n, err := dev.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("reading %d bytes at %d: %w", len(b), off, err)
+}
+
+// transform turns the old form of data-area bytes at off into the new.
+func (e *engine) transform(b []byte, off int64) {
+	if e.old != nil {
+		e.old.Decrypt(b, b, e.p.Old.FirstSector+uint64(off/int64(e.p.Old.SectorSize)))
+	}
+	if e.new != nil {
+		e.new.Encrypt(b, b, e.p.New.FirstSector+uint64(off/int64(e.p.New.SectorSize)))
+	}
+}
+
+// writeNew writes new-form bytes of the data area at off.
+func (e *engine) writeNew(b []byte, off int64) error {
+	n, err := e.dev.WriteAt(b, e.p.New.Offset+off)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return fmt.Errorf("writing %d bytes at %d: %w", len(b), e.p.New.Offset+off, err)
+	}
+	return nil
+}
+
+// chunk re-encrypts [off, off+n): protect, rewrite, sync, commit.
+func (e *engine) chunk(ctx context.Context, off, n int64) error {
+	b := e.buf[:n]
+	if err := e.readOld(b, off); err != nil {
+		return err
+	}
+	var prot []byte
+	switch e.p.Resilience {
+	case volume.ResilienceChecksum:
+		prot = e.checksums(b)
+	case volume.ResilienceJournal:
+		prot = b
+	}
+	if err := e.r.CommitHot(ctx, off, n, prot); err != nil {
+		return err
+	}
+	e.transform(b, off)
+	err := e.writeNew(b, off)
+	clear(b)
+	if err != nil {
+		return err
+	}
+	if err := e.dev.Sync(); err != nil {
+		return err
+	}
+	if e.p.Backward {
+		e.done = off
+	} else {
+		e.done = off + n
+	}
+	if e.p.Resilience == volume.ResilienceChecksum {
+		// The next chunk's hot commit records this one as done.
+		e.hotPending = true
+		return nil
+	}
+	return e.r.CommitDone(ctx, e.done)
+}
+
+// checksums hashes every block of b (the old form of a chunk), on all
+// cores, keeping SumSize bytes of each digest.
+func (e *engine) checksums(b []byte) []byte {
+	bs, ss := e.p.BlockSize, e.p.SumSize
+	blocks := (len(b) + bs - 1) / bs
+	out := make([]byte, blocks*ss)
+	workers := min(runtime.GOMAXPROCS(0), blocks)
+	per := (blocks + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*per, min((w+1)*per, blocks)
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := e.hash.New()
+			sum := make([]byte, 0, e.hash.Size)
+			for i := lo; i < hi; i++ {
+				sum = blockSum(h, b[i*bs:min((i+1)*bs, len(b))], sum)
+				copy(out[i*ss:], sum[:ss])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func blockSum(h hash.Hash, block, sum []byte) []byte {
+	h.Reset()
+	h.Write(block)
+	return h.Sum(sum[:0])
+}
+
+// recoverHot completes the chunk a crash interrupted and commits it.
+func (e *engine) recoverHot(ctx context.Context, hot *volume.ReencryptHot) error {
+	if hot.Offset < 0 || hot.Length <= 0 || hot.Offset+hot.Length > e.p.Size {
+		return fmt.Errorf("%w: the interrupted chunk %d+%d lies outside the %d-byte data area", volume.ErrDamaged, hot.Offset, hot.Length, e.p.Size)
+	}
+	b := e.buf[:hot.Length]
+	defer clear(b)
+	switch e.p.Resilience {
+	case volume.ResilienceChecksum:
+		if err := e.recoverByChecksums(b, hot); err != nil {
+			return err
+		}
+	case volume.ResilienceJournal:
+		if int64(len(hot.Protection)) != hot.Length {
+			return fmt.Errorf("%w: the journal holds %d bytes of a %d-byte chunk", volume.ErrDamaged, len(hot.Protection), hot.Length)
+		}
+		copy(b, hot.Protection)
+		e.transform(b, hot.Offset)
+		if err := e.writeNew(b, hot.Offset); err != nil {
+			return err
+		}
+	case volume.ResilienceDataShift:
+		// The old copy is intact where the old side says: redo it.
+		if err := e.readOld(b, hot.Offset); err != nil {
+			return err
+		}
+		e.transform(b, hot.Offset)
+		if err := e.writeNew(b, hot.Offset); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("%w: a chunk interrupted under resilience %q cannot be recovered", volume.ErrUnsupported, e.p.Resilience)
+	}
+	if err := e.dev.Sync(); err != nil {
+		return err
+	}
+	if e.p.Backward {
+		e.done = hot.Offset
+	} else {
+		e.done = hot.Offset + hot.Length
+	}
+	e.hotPending = false
+	return e.r.CommitDone(ctx, e.done)
+}
+
+// recoverByChecksums re-encrypts the blocks of the hot chunk that still
+// hold what their checksums say: those not yet rewritten. Any other block
+// was rewritten (the new ciphertext of a block matching the old one's
+// checksum has probability 2^-8·SumSize).
+func (e *engine) recoverByChecksums(b []byte, hot *volume.ReencryptHot) error {
+	bs, ss := e.p.BlockSize, e.p.SumSize
+	blocks := (len(b) + bs - 1) / bs
+	if len(hot.Protection) < blocks*ss {
+		return fmt.Errorf("%w: %d bytes of checksums for %d blocks", volume.ErrDamaged, len(hot.Protection), blocks)
+	}
+	if err := readFull(e.dev, b, e.p.New.Offset+hot.Offset); err != nil {
+		return err
+	}
+	h := e.hash.New()
+	sum := make([]byte, 0, e.hash.Size)
+	// Runs of old blocks are rewritten together.
+	flush := func(from, to int) error {
+		if from >= to {
+			return nil
+		}
+		lo, hi := int64(from*bs), min(int64(to*bs), int64(len(b)))
+		e.transform(b[lo:hi], hot.Offset+lo)
+		return e.writeNew(b[lo:hi], hot.Offset+lo)
+	}
+	start := -1
+	for i := 0; i < blocks; i++ {
+		blk := b[i*bs : min((i+1)*bs, len(b))]
+		sum = blockSum(h, blk, sum)
+		old := bytes.Equal(sum[:ss], hot.Protection[i*ss:(i+1)*ss])
+		switch {
+		case old && start < 0:
+			start = i
+		case !old && start >= 0:
+			if err := flush(start, i); err != nil {
+				return err
+			}
+			start = -1
+		}
+	}
+	if start >= 0 {
+		return flush(start, blocks)
+	}
+	return nil
+}
