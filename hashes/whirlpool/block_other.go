@@ -1,0 +1,20 @@
+//go:build !amd64 || purego
+
+package whirlpool
+
+import "encoding/binary"
+
+// block is the compression function used by Digest. It is a plain function
+// (not a function variable) so escape analysis sees that the state and the
+// buffer stay on the caller's stack: Sum then allocates nothing.
+func block(h *[8]uint64, p []byte) { blockGeneric(h, p) }
+
+// blockWords is the compression function on a block given as its eight
+// big-endian words.
+func blockWords(h, m *[8]uint64) {
+	var p [BlockSize]byte
+	for i, v := range m {
+		binary.BigEndian.PutUint64(p[8*i:], v)
+	}
+	blockGeneric(h, p[:])
+}
