@@ -25,6 +25,14 @@ type prf interface {
 	wipe()
 }
 
+// pairPRF is a prf that runs two chains faster together than one after
+// the other (Whirlpool and Streebog-512, whose compressions interleave).
+type pairPRF interface {
+	prf
+	// chain2 is chain on two chains at once.
+	chain2(u1, acc1, u2, acc2 []byte, n int)
+}
+
 // hmacPads returns K xor ipad and K xor opad for key, hashing a key longer
 // than the block size first (RFC 2104).
 func hmacPads(newHash func() hash.Hash, key []byte) (ipad, opad []byte) {

@@ -70,6 +70,39 @@ func (p *whirlpoolPRF) chain(u, acc []byte, n int) {
 	clear(aw[:])
 }
 
+// chain2 runs two chains at once, their compressions paired (Compress2).
+func (p *whirlpoolPRF) chain2(u1, acc1, u2, acc2 []byte, n int) {
+	var uw1, aw1, uw2, aw2 [8]uint64
+	for i := range uw1 {
+		uw1[i] = binary.BigEndian.Uint64(u1[8*i:])
+		aw1[i] = binary.BigEndian.Uint64(acc1[8*i:])
+		uw2[i] = binary.BigEndian.Uint64(u2[8*i:])
+		aw2[i] = binary.BigEndian.Uint64(acc2[8*i:])
+	}
+	for ; n > 0; n-- {
+		h1, h2 := p.inner, p.inner
+		whirlpool.Compress2(&h1, &uw1, &h2, &uw2)
+		whirlpool.Compress2(&h1, &whirlpoolPad, &h2, &whirlpoolPad)
+		uw1, uw2 = p.outer, p.outer
+		whirlpool.Compress2(&uw1, &h1, &uw2, &h2)
+		whirlpool.Compress2(&uw1, &whirlpoolPad, &uw2, &whirlpoolPad)
+		for i := range aw1 {
+			aw1[i] ^= uw1[i]
+			aw2[i] ^= uw2[i]
+		}
+	}
+	for i := range uw1 {
+		binary.BigEndian.PutUint64(u1[8*i:], uw1[i])
+		binary.BigEndian.PutUint64(acc1[8*i:], aw1[i])
+		binary.BigEndian.PutUint64(u2[8*i:], uw2[i])
+		binary.BigEndian.PutUint64(acc2[8*i:], aw2[i])
+	}
+	clear(uw1[:])
+	clear(aw1[:])
+	clear(uw2[:])
+	clear(aw2[:])
+}
+
 func (p *whirlpoolPRF) clone() prf {
 	c := *p
 	c.valuePRF = p.valuePRF.clone().(*valuePRF[whirlpool.Digest, *whirlpool.Digest])
@@ -120,6 +153,20 @@ func (s *streebogHMAC) sum(out, m *[8]uint64) {
 	*out = h
 }
 
+// sum2 is sum on two messages at once, the compressions paired
+// (Compress2).
+func (s *streebogHMAC) sum2(out1, m1, out2, m2 *[8]uint64) {
+	h1, h2 := s.h, s.h
+	sigma1, sigma2 := s.sigma, s.sigma
+	addMod512(&sigma1, m1)
+	addMod512(&sigma2, m2)
+	streebog.Compress2(&h1, m1, &h2, m2, 512)
+	streebog.Compress2(&h1, &streebogPad, &h2, &streebogPad, 1024)
+	streebog.Compress2(&h1, &streebogLength, &h2, &streebogLength, 0)
+	streebog.Compress2(&h1, &sigma1, &h2, &sigma2, 0)
+	*out1, *out2 = h1, h2
+}
+
 // addMod512 adds b to a modulo 2^512 (little-endian words).
 func addMod512(a, b *[8]uint64) {
 	var c uint64
@@ -162,6 +209,37 @@ func (p *streebogPRF) chain(u, acc []byte, n int) {
 	clear(uw[:])
 	clear(aw[:])
 	clear(t[:])
+}
+
+// chain2 runs two chains at once, their compressions paired (sum2).
+func (p *streebogPRF) chain2(u1, acc1, u2, acc2 []byte, n int) {
+	var uw1, aw1, t1, uw2, aw2, t2 [8]uint64
+	for i := range uw1 {
+		uw1[i] = binary.LittleEndian.Uint64(u1[8*i:])
+		aw1[i] = binary.LittleEndian.Uint64(acc1[8*i:])
+		uw2[i] = binary.LittleEndian.Uint64(u2[8*i:])
+		aw2[i] = binary.LittleEndian.Uint64(acc2[8*i:])
+	}
+	for ; n > 0; n-- {
+		p.inner.sum2(&t1, &uw1, &t2, &uw2)
+		p.outer.sum2(&uw1, &t1, &uw2, &t2)
+		for i := range aw1 {
+			aw1[i] ^= uw1[i]
+			aw2[i] ^= uw2[i]
+		}
+	}
+	for i := range uw1 {
+		binary.LittleEndian.PutUint64(u1[8*i:], uw1[i])
+		binary.LittleEndian.PutUint64(acc1[8*i:], aw1[i])
+		binary.LittleEndian.PutUint64(u2[8*i:], uw2[i])
+		binary.LittleEndian.PutUint64(acc2[8*i:], aw2[i])
+	}
+	clear(uw1[:])
+	clear(aw1[:])
+	clear(t1[:])
+	clear(uw2[:])
+	clear(aw2[:])
+	clear(t2[:])
 }
 
 func (p *streebogPRF) clone() prf {

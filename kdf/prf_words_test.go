@@ -11,7 +11,8 @@ import (
 )
 
 // TestWordPRFs checks that Whirlpool and Streebog-512 take the word-level
-// loops, and that those run the same chains as the hash.Hash path
+// loops, and that those (one chain and two at once) run the same chains
+// as the hash.Hash path
 // (valuePRF) for random passwords (shorter and longer than a block),
 // starting blocks and iteration counts; TestPBKDF2Vectors and
 // TestPBKDF2AgainstXCrypto check them through PBKDF2 too.
@@ -51,6 +52,15 @@ func TestWordPRFs(t *testing.T) {
 			c.ref.chain(ru, racc, n)
 			if !bytes.Equal(fu, ru) || !bytes.Equal(facc, racc) {
 				t.Fatalf("%s pw %x, %d iterations: u %x acc %x, want u %x acc %x", c.name, pw, n, fu, facc, ru, racc)
+			}
+			// chain2 on the same chain and a second one.
+			u2, acc2 := rnd(64), rnd(64)
+			ru2, racc2 := bytes.Clone(u2), bytes.Clone(acc2)
+			c.ref.chain(ru2, racc2, n)
+			pu, pacc := bytes.Clone(u), bytes.Clone(acc)
+			fast.(pairPRF).chain2(pu, pacc, u2, acc2, n)
+			if !bytes.Equal(pu, ru) || !bytes.Equal(pacc, racc) || !bytes.Equal(u2, ru2) || !bytes.Equal(acc2, racc2) {
+				t.Fatalf("%s pw %x, %d iterations: chain2 differs from chain", c.name, pw, n)
 			}
 			fast.wipe()
 		}

@@ -28,6 +28,22 @@ func TestCompressMatchesGeneric(t *testing.T) {
 				t.Fatalf("%s g_N(%x, %x, %d) = %x, want %x", k.name, h, m, n, got, want)
 			}
 		}
+		// Compress2: the pair is (h, m) and (m, h).
+		want2 := m
+		compressGeneric(&want2, &h, n)
+		got1, got2 := h, m
+		Compress2(&got1, &m, &got2, &h, n)
+		if got1 != want || got2 != want2 {
+			t.Fatalf("Compress2(%x, %x, %d) = %x, %x, want %x, %x", h, m, n, got1, got2, want, want2)
+		}
+	}
+}
+
+// BenchmarkCompress2 is two independent g_N at once, per g_N.
+func BenchmarkCompress2(b *testing.B) {
+	var h1, m1, h2, m2 [8]uint64
+	for range b.N / 2 {
+		Compress2(&h1, &m1, &h2, &m2, 512)
 	}
 }
 

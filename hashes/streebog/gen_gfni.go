@@ -99,7 +99,104 @@ func main() {
 	p("\tVMOVDQU64 Z1, (AX)\n")
 	p("\tVZEROUPPER\n")
 	p("\tRET\n")
+	two(p)
 	if err := os.WriteFile("compress_gfni_amd64.s", b.Bytes(), 0o644); err != nil {
 		panic(err)
 	}
+}
+
+// state names the registers of one of compressGFNI2's two states.
+type state struct {
+	x, k, s, m, h, sb, mask string
+	t                       [3]string
+}
+
+// two writes compressGFNI2: two independent g_N with the same N, their
+// instructions interleaved so that one's latency hides behind the other's
+// work (a single g_N is one long dependency chain). Thirty-two registers
+// are not enough for both states and all constants, so the matrices are
+// memory operands.
+func two(p func(string, ...any)) {
+	st := []state{
+		{x: "Z0", k: "Z1", s: "Z2", m: "Z3", h: "Z17", sb: "Z23", t: [3]string{"Z24", "Z25", "Z26"}, mask: "K1"},
+		{x: "Z18", k: "Z19", s: "Z20", m: "Z21", h: "Z22", sb: "Z27", t: [3]string{"Z28", "Z29", "Z30"}, mask: "K2"},
+	}
+	both := func(f func(s state) string) {
+		for _, s := range st {
+			p("\t%s\n", f(s))
+		}
+	}
+	lps := func(dst func(s state) string) {
+		both(func(s state) string { return fmt.Sprintf("VPMOVB2M %s, %s", s.x, s.mask) })
+		both(func(s state) string { return fmt.Sprintf("VMOVDQU64 %s, %s", s.x, s.sb) })
+		both(func(s state) string { return fmt.Sprintf("VPERMI2B Z5, Z4, %s", s.sb) })
+		both(func(s state) string { return fmt.Sprintf("VMOVDQU64 %s, %s", s.x, s.t[0]) })
+		both(func(s state) string { return fmt.Sprintf("VPERMI2B Z7, Z6, %s", s.t[0]) })
+		both(func(s state) string { return fmt.Sprintf("VPBLENDMB %s, %s, %s, %s", s.t[0], s.sb, s.mask, s.sb) })
+		term := func(bb, ti int) {
+			both(func(s state) string { return fmt.Sprintf("VPERMB %s, Z%d, %s", s.sb, 8+bb, s.t[ti]) })
+			both(func(s state) string {
+				return fmt.Sprintf("VGF2P8AFFINEQB $0, %d(CX), %s, %s", 768+64*bb, s.t[ti], s.t[ti])
+			})
+		}
+		tern := func() {
+			both(func(s state) string { return fmt.Sprintf("VPTERNLOGQ $0x96, %s, %s, %s", s.t[2], s.t[1], s.t[0]) })
+		}
+		term(0, 0)
+		term(1, 1)
+		term(2, 2)
+		tern()
+		term(3, 1)
+		term(4, 2)
+		tern()
+		term(5, 1)
+		term(6, 2)
+		tern()
+		term(7, 1)
+		both(func(s state) string { return fmt.Sprintf("VPXORQ %s, %s, %s", s.t[1], s.t[0], dst(s)) })
+	}
+	k := func(s state) string { return s.k }
+	sv := func(s state) string { return s.s }
+	p("\n// func compressGFNI2(h1, m1, h2, m2 *[8]uint64, n uint64, c *gfniConsts)\n")
+	p("TEXT ·compressGFNI2(SB), NOSPLIT, $0-48\n")
+	p("\tMOVQ c+40(FP), CX\n")
+	for i := 0; i < 4; i++ {
+		p("\tVMOVDQU64 %d(CX), Z%d\n", 64*i, 4+i)
+	}
+	for i := 0; i < 8; i++ {
+		p("\tVMOVDQU64 %d(CX), Z%d\n", 256+64*i, 8+i)
+	}
+	p("\tVMOVDQU64 1280(CX), Z16\n")
+	p("\tMOVQ n+32(FP), DX\n")
+	args := [][2]string{{"h1+0", "m1+8"}, {"h2+16", "m2+24"}}
+	for i, s := range st {
+		p("\tMOVQ %s(FP), AX\n", args[i][0])
+		p("\tMOVQ %s(FP), BX\n", args[i][1])
+		p("\tVMOVDQU64 (AX), %s\n", s.h)
+		p("\tVMOVQ DX, X%s\n", s.x[1:])
+		p("\tVPXORQ %s, %s, %s\n", s.h, s.x, s.x)
+		p("\tVPERMB %s, Z16, %s\n", s.x, s.x)
+		p("\tVPERMB %s, Z16, %s\n", s.h, s.h)
+		p("\tVMOVDQU64 (BX), %s\n", s.m)
+		p("\tVPERMB %s, Z16, %s\n", s.m, s.m)
+	}
+	lps(k)
+	both(func(s state) string { return fmt.Sprintf("VPXORQ %s, %s, %s", s.m, s.k, s.x) })
+	for r := 0; r < 12; r++ {
+		lps(sv)
+		both(func(s state) string { return fmt.Sprintf("VPXORQ %d(CX), %s, %s", 1344+64*r, s.k, s.x) })
+		lps(k)
+		if r < 11 {
+			both(func(s state) string { return fmt.Sprintf("VPXORQ %s, %s, %s", s.s, s.k, s.x) })
+		}
+	}
+	for i, s := range st {
+		p("\tMOVQ %s(FP), AX\n", args[i][0])
+		p("\tVPTERNLOGQ $0x96, %s, %s, %s\n", s.m, s.s, s.k)
+		p("\tVPXORQ %s, %s, %s\n", s.h, s.k, s.k)
+		p("\tVPERMB %s, Z16, %s\n", s.k, s.k)
+		p("\tVMOVDQU64 %s, (AX)\n", s.k)
+	}
+	p("\tVZEROUPPER\n")
+	p("\tRET\n")
 }

@@ -93,7 +93,100 @@ func main() {
 	p("\tVMOVDQU64 Z3, (AX)\n")
 	p("\tVZEROUPPER\n")
 	p("\tRET\n")
+	two(p)
 	if err := os.WriteFile("block_gfni_amd64.s", b.Bytes(), 0o644); err != nil {
 		panic(err)
 	}
+}
+
+// state names the registers of one of blockGFNI2's two states.
+type state struct {
+	k, s, m, h, sb, mask string
+	t                    [3]string
+}
+
+// two writes blockGFNI2: two independent compressions, their instructions
+// interleaved so that one's latency hides behind the other's work (a
+// single compression is one long dependency chain). Thirty-two registers
+// are not enough for both states and all constants, so the matrices and
+// transpositions are memory operands.
+func two(p func(string, ...any)) {
+	st := []state{
+		{k: "Z0", s: "Z1", m: "Z2", h: "Z3", sb: "Z16", t: [3]string{"Z17", "Z18", "Z19"}, mask: "K1"},
+		{k: "Z20", s: "Z21", m: "Z22", h: "Z23", sb: "Z24", t: [3]string{"Z25", "Z26", "Z27"}, mask: "K2"},
+	}
+	both := func(f func(s state) string) {
+		for _, s := range st {
+			p("\t%s\n", f(s))
+		}
+	}
+	// rho sets reg(s) = rho(reg(s)) xor add(s).
+	rho := func(reg, add func(s state) string) {
+		both(func(s state) string { return fmt.Sprintf("VPMOVB2M %s, %s", reg(s), s.mask) })
+		both(func(s state) string { return fmt.Sprintf("VMOVDQU64 %s, %s", reg(s), s.sb) })
+		both(func(s state) string { return fmt.Sprintf("VPERMI2B Z5, Z4, %s", s.sb) })
+		both(func(s state) string { return fmt.Sprintf("VMOVDQU64 %s, %s", reg(s), s.t[0]) })
+		both(func(s state) string { return fmt.Sprintf("VPERMI2B Z7, Z6, %s", s.t[0]) })
+		both(func(s state) string { return fmt.Sprintf("VPBLENDMB %s, %s, %s, %s", s.t[0], s.sb, s.mask, s.sb) })
+		term := func(j, ti int) {
+			both(func(s state) string { return fmt.Sprintf("VPERMB %s, Z%d, %s", s.sb, 8+j, s.t[ti]) })
+			both(func(s state) string {
+				return fmt.Sprintf("VGF2P8AFFINEQB $0, %d(CX), %s, %s", 768+64*j, s.t[ti], s.t[ti])
+			})
+		}
+		tern := func() {
+			both(func(s state) string { return fmt.Sprintf("VPTERNLOGQ $0x96, %s, %s, %s", s.t[2], s.t[1], s.t[0]) })
+		}
+		term(0, 0)
+		term(1, 1)
+		term(2, 2)
+		tern()
+		term(3, 1)
+		term(4, 2)
+		tern()
+		term(5, 1)
+		term(6, 2)
+		tern()
+		term(7, 1)
+		both(func(s state) string { return fmt.Sprintf("VPTERNLOGQ $0x96, %s, %s, %s", add(s), s.t[1], s.t[0]) })
+		both(func(s state) string { return fmt.Sprintf("VMOVDQU64 %s, %s", s.t[0], reg(s)) })
+	}
+	p("\n// func blockGFNI2(h1, m1, h2, m2 *[8]uint64, c *gfniConsts)\n")
+	p("TEXT ·blockGFNI2(SB), NOSPLIT, $0-40\n")
+	p("\tMOVQ c+32(FP), CX\n")
+	for i := 0; i < 4; i++ {
+		p("\tVMOVDQU64 %d(CX), Z%d\n", 64*i, 4+i)
+	}
+	for i := 0; i < 8; i++ {
+		p("\tVMOVDQU64 %d(CX), Z%d\n", 256+64*i, 8+i)
+	}
+	// K = h; S = m xor h.
+	p("\tVMOVDQU64 1280(CX), Z28\n")
+	args := [][2]string{{"h1+0", "m1+8"}, {"h2+16", "m2+24"}}
+	for i, s := range st {
+		p("\tMOVQ %s(FP), AX\n", args[i][0])
+		p("\tMOVQ %s(FP), BX\n", args[i][1])
+		p("\tVMOVDQU64 (AX), %s\n", s.h)
+		p("\tVPERMB %s, Z28, %s\n", s.h, s.h)
+		p("\tVMOVDQU64 (BX), %s\n", s.m)
+		p("\tVPERMB %s, Z28, %s\n", s.m, s.m)
+		p("\tVMOVDQU64 %s, %s\n", s.h, s.k)
+		p("\tVPXORQ %s, %s, %s\n", s.m, s.h, s.s)
+	}
+	for r := 0; r < 10; r++ {
+		// K = rho(K) xor c_r; S = rho(S) xor K.
+		p("\tVMOVDQU64 %d(CX), Z29\n", 1408+64*r)
+		rho(func(s state) string { return s.k }, func(state) string { return "Z29" })
+		rho(func(s state) string { return s.s }, func(s state) string { return s.k })
+	}
+	// h ^= S xor m, transposed back.
+	p("\tVMOVDQU64 1344(CX), Z28\n")
+	for i, s := range st {
+		p("\tMOVQ %s(FP), AX\n", args[i][0])
+		p("\tVPTERNLOGQ $0x96, %s, %s, %s\n", s.m, s.s, s.h)
+		p("\tVPERMB %s, Z28, %s\n", s.h, s.h)
+		p("\tVMOVDQU64 %s, (AX)\n", s.h)
+	}
+	p("\tVZEROUPPER\n")
+	p("\tRET\n")
 }
