@@ -155,22 +155,38 @@ func deriveChains(ctx context.Context, p prf, chains []chain, iterations, worker
 }
 
 // deriveBlocks computes chains first, first+step, ...: T_i = U_1 xor ...
-// xor U_c with U_1 = PRF(salt || INT(i)) and U_j = PRF(U_{j-1}).
+// xor U_c with U_1 = PRF(salt || INT(i)) and U_j = PRF(U_{j-1}). A
+// pairPRF takes them two at a time.
 func deriveBlocks(ctx context.Context, p prf, chains []chain, iterations, first, step int) error {
-	u := make([]byte, p.size())
+	u := make([]byte, 2*p.size())
 	defer clear(u)
+	u1, u2 := u[:p.size()], u[p.size():]
 	var msg []byte
 	defer func() { clear(msg) }()
 	done := ctx.Done()
-	for c := first; c < len(chains); c += step {
-		ch := chains[c]
+	start := func(ch chain, u []byte) {
 		msg = binary.BigEndian.AppendUint32(append(msg[:0], ch.salt...), ch.index)
 		p.mac(u, msg)
-		acc := ch.dst
-		copy(acc, u)
+		copy(ch.dst, u)
+	}
+	pp, paired := p.(pairPRF)
+	for c := first; c < len(chains); c += step {
+		ch := chains[c]
+		start(ch, u1)
+		var other chain
+		pair := paired && c+step < len(chains)
+		if pair {
+			c += step
+			other = chains[c]
+			start(other, u2)
+		}
 		for left := iterations - 1; left > 0; {
 			n := min(left, checkEvery)
-			p.chain(u, acc, n)
+			if pair {
+				pp.chain2(u1, ch.dst, u2, other.dst, n)
+			} else {
+				p.chain(u1, ch.dst, n)
+			}
 			left -= n
 			if done != nil {
 				select {

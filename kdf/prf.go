@@ -6,7 +6,6 @@ import (
 	"github.com/cryptvol/cryptvol/hashes"
 	"github.com/cryptvol/cryptvol/hashes/ripemd160"
 	"github.com/cryptvol/cryptvol/hashes/streebog"
-	"github.com/cryptvol/cryptvol/hashes/whirlpool"
 )
 
 // prf is HMAC keyed with one password, with the key blocks (K xor ipad and
@@ -24,6 +23,14 @@ type prf interface {
 	clone() prf
 	// wipe overwrites the keyed states.
 	wipe()
+}
+
+// pairPRF is a prf that runs two chains faster together than one after
+// the other (Whirlpool and Streebog-512, whose compressions interleave).
+type pairPRF interface {
+	prf
+	// chain2 is chain on two chains at once.
+	chain2(u1, acc1, u2, acc2 []byte, n int)
 }
 
 // hmacPads returns K xor ipad and K xor opad for key, hashing a key longer
@@ -48,16 +55,17 @@ func hmacPads(newHash func() hash.Hash, key []byte) (ipad, opad []byte) {
 
 func wipeBytes(b []byte) { clear(b) }
 
-// newPRF picks the fastest implementation for spec: a plain struct copy of
-// the saved states for this module's own hashes, encoding.BinaryMarshaler
+// newPRF picks the fastest implementation for spec: word-level loops on
+// the compression function for Whirlpool and Streebog-512 (prf_words.go),
+// a plain struct copy of the saved states for this module's other hashes, encoding.BinaryMarshaler
 // snapshots for the standard library's (so its assembly runs), and
 // crypto/hmac as the fallback for any other hash.
 func newPRF(spec hashes.Spec, password []byte) prf {
 	switch spec.Name {
 	case hashes.Whirlpool:
-		return newValuePRF[whirlpool.Digest](func() *whirlpool.Digest { return whirlpool.New() }, password)
+		return newWhirlpoolPRF(password)
 	case hashes.Streebog:
-		return newValuePRF[streebog.Digest](func() *streebog.Digest { return streebog.New() }, password)
+		return newStreebogPRF(password)
 	case hashes.Streebog256:
 		return newValuePRF[streebog.Digest](func() *streebog.Digest { return streebog.New256() }, password)
 	case hashes.RIPEMD160:

@@ -72,8 +72,10 @@ var (
 	// word-i output of LPS is the XOR over b of lps[b][byte i of word b].
 	lps [8][256]uint64
 
-	// iterC holds C_1..C_12 as little-endian 64-bit words.
-	iterC [12][8]uint64
+	// iterC holds C_1..C_12 as little-endian 64-bit words. It is set by
+	// its initializer, not in init, so that other package-level tables
+	// built from it (gfni on amd64) see it set.
+	iterC = iterationConstants()
 )
 
 // linear applies l, multiplication by the matrix A, to one 64-bit word.
@@ -94,6 +96,10 @@ func init() {
 			lps[b][x] = linear(uint64(pi[x]) << (8 * b))
 		}
 	}
+}
+
+// iterationConstants parses C_1..C_12.
+func iterationConstants() (c [12][8]uint64) {
 	for i, s := range iterationConstantsHex {
 		be, err := hex.DecodeString(s)
 		if err != nil || len(be) != 64 {
@@ -104,7 +110,8 @@ func init() {
 			le[k] = be[63-k]
 		}
 		for w := 0; w < 8; w++ {
-			iterC[i][w] = binary.LittleEndian.Uint64(le[8*w:])
+			c[i][w] = binary.LittleEndian.Uint64(le[8*w:])
 		}
 	}
+	return c
 }

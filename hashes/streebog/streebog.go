@@ -170,3 +170,15 @@ func Sum256(data []byte) [Size256]byte {
 	copy(out[:], full[Size-Size256:])
 	return out
 }
+
+// Compress runs the compression function g_N on one block given as its
+// eight little-endian 64-bit words, with N = n (the message length hashed
+// before this block, in bits), updating the chaining value h. It lets a
+// caller that hashes fixed-length messages over and over (PBKDF2's HMAC
+// chains) keep the state as words and run stage 3 itself, with no
+// buffering and no byte conversions.
+func Compress(h, m *[8]uint64, n uint64) { compress(h, m, n) }
+
+// Compress2 is two independent Compress calls with the same n, faster
+// than two calls where the CPU can interleave them (AVX-512 with GFNI).
+func Compress2(h1, m1, h2, m2 *[8]uint64, n uint64) { compress2(h1, m1, h2, m2, n) }

@@ -109,3 +109,7 @@ func TestAddMod512Carries(t *testing.T) {
 }
 
 func BenchmarkStreebog512(b *testing.B) { hashtest.BenchHash(b, New(), 8192) }
+
+// BenchmarkVsBotan: Streebog-512 throughput against botan's on the same
+// 16 MiB, CPU time; e.g. -bench VsBotan -benchtime 3x.
+func BenchmarkVsBotan(b *testing.B) { hashtest.BenchVsBotan(b, "Streebog-512", New()) }

@@ -1,8 +1,5 @@
 package whirlpool
 
 //go:generate go run gen_block.go
-
-// block is the compression function used by Digest. It is a plain function
-// (not a function variable) so escape analysis sees that the state and the
-// buffer stay on the caller's stack: Sum then allocates nothing.
-func block(h *[8]uint64, p []byte) { blockGeneric(h, p) }
+//go:generate go run gen_asm.go
+//go:generate go run gen_gfni.go

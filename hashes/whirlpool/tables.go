@@ -74,4 +74,5 @@ func init() {
 		}
 		rc[r] = v
 	}
+	initArch()
 }

@@ -107,3 +107,14 @@ func Sum(data []byte) [Size]byte {
 	d.finish(&out)
 	return out
 }
+
+// Compress runs the compression function on one block given as its eight
+// big-endian 64-bit words, updating the chaining value h. It lets a caller
+// that hashes fixed-length messages over and over (PBKDF2's HMAC chains)
+// keep the state as words and pad the message itself, with no buffering
+// and no byte conversions.
+func Compress(h, m *[8]uint64) { blockWords(h, m) }
+
+// Compress2 is two independent Compress calls, faster than two calls
+// where the CPU can interleave them (AVX-512 with GFNI).
+func Compress2(h1, m1, h2, m2 *[8]uint64) { blockWords2(h1, m1, h2, m2) }

@@ -52,3 +52,7 @@ func BenchmarkWhirlpool(b *testing.B) {
 	b.Run("64B", func(b *testing.B) { hashtest.BenchHash(b, New(), 64) })
 	b.Run("8KiB", func(b *testing.B) { hashtest.BenchHash(b, New(), 8192) })
 }
+
+// BenchmarkVsBotan: Whirlpool throughput against botan's on the same
+// 16 MiB, CPU time; e.g. -bench VsBotan -benchtime 3x.
+func BenchmarkVsBotan(b *testing.B) { hashtest.BenchVsBotan(b, "Whirlpool", New()) }
