@@ -721,7 +721,16 @@ func unmountEntry(e mount.Entry, lazy bool) error {
 		}
 		return unmountError(err, e.AuxDir)
 	}
-	err := mount.Unmount(e.MountPoint, lazy)
+	// A user-space driver the user ran on a --raw file (ntfs-3g, fuse2fs)
+	// closes it just after its own unmount returns: give it two seconds
+	// before calling the mount busy.
+	var err error
+	for i := 0; i < 80; i++ {
+		if err = mount.Unmount(e.MountPoint, lazy); !errors.Is(err, mount.ErrBusy) {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 	if errors.Is(err, mount.ErrNotMounted) && !e.Alive {
 		return nil
 	}
