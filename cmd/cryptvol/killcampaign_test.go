@@ -33,7 +33,7 @@ package main
 // command has ended is not counted, and the case is checked all the same.
 //
 // The default `go test` kills 26 times (2 per operation, some seconds on
-// two cores). The long run, 1,000 kills on two workers:
+// two cores). The long run, over 1,000 kills on two workers:
 //
 //	CRYPTVOL_TORTURE=1 go test ./cmd/cryptvol -run 'TestKillCampaign$' -v -timeout 2h
 //
@@ -75,7 +75,7 @@ import (
 )
 
 var (
-	killN       = flag.Int("kill.n", 0, "kills of TestKillCampaign (default 2 per operation; 1000 with CRYPTVOL_TORTURE=1)")
+	killN       = flag.Int("kill.n", 0, "kills of TestKillCampaign (default 2 per operation; 1040 with CRYPTVOL_TORTURE=1)")
 	killSeed    = flag.Int64("kill.seed", 0, "seed of TestKillCampaign (default: from the clock; logged)")
 	killOpsFlag = flag.String("kill.ops", "", "comma-separated operations of TestKillCampaign (default all)")
 	killWorkers = flag.Int("kill.workers", 2, "cases of TestKillCampaign run at once")
@@ -181,7 +181,9 @@ func TestKillCampaign(t *testing.T) {
 	}
 	total, calib := 2*len(ops), 1
 	if longCampaigns() {
-		total, calib = 1000, 3
+		// 80 per operation: a kill drawn after the command ended is not
+		// counted, and 77 each came to 995 counted kills.
+		total, calib = 1040, 3
 	}
 	if *killN > 0 {
 		total = *killN
