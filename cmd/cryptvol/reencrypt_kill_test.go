@@ -287,17 +287,38 @@ func TestReencryptInterrupted(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			vol, creds, sum, old := reencVolume(t, f, 32<<20)
 			args := append(append([]string{"reencrypt", vol}, creds...), f.new...)
+			// The interrupt goes in once the process has started writing
+			// (syscw in /proc/PID/io: the re-encryption's first records),
+			// else (no /proc) at a random moment of a whole run's time,
+			// measured on a fresh copy: a fixed delay missed the data pass
+			// wherever key derivation or the pass took another time.
+			cal, ccreds, _, _ := reencVolume(t, f, 32<<20)
+			start := time.Now()
+			cryptvolCmd(t, nil, append(append([]string{"reencrypt", cal}, ccreds...), f.new...)...)
+			whole := time.Since(start)
+			os.Remove(cal)
 			var p *proc
 			for try := 0; ; try++ {
 				if try == 20 {
-					t.Fatal("no SIGINT of 20 landed inside the re-encryption")
+					t.Fatalf("no SIGINT of 20 landed inside the re-encryption (a whole run takes %v)", whole)
 				}
 				p = startCmd(t, args...)
-				time.Sleep(time.Duration(20+mrand.IntN(200)) * time.Millisecond)
+				if _, err := os.Stat("/proc/self/io"); err == nil {
+					for end := time.Now().Add(2 * whole); time.Now().Before(end) && syscw(p.cmd.Process.Pid) < int64(1+try%4); {
+						time.Sleep(200 * time.Microsecond)
+					}
+				} else {
+					time.Sleep(time.Duration(mrand.Int64N(int64(whole))))
+				}
 				p.cmd.Process.Signal(os.Interrupt)
-				if code := p.wait(); code == exitCancelled && strings.Contains(p.stderr.String(), "re-encrypted, the progress saved") {
+				code := p.wait()
+				if code == exitCancelled && strings.Contains(p.stderr.String(), "re-encrypted, the progress saved") {
 					break
-				} else if code != exitCancelled && code != 0 {
+				}
+				if testing.Verbose() {
+					t.Logf("try %d: exit %d: %s", try, code, strings.TrimSpace(p.stderr.String()))
+				}
+				if code != exitCancelled && code != 0 {
 					t.Fatalf("exit %d after SIGINT:\n%s", code, p.stderr.String())
 				}
 			}
