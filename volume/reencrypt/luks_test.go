@@ -127,6 +127,13 @@ func TestLUKS2CrashAnywhere(t *testing.T) {
 	if testing.Short() {
 		step = 3
 	}
+	// Without cryptsetup (Windows, under Wine) cryptvol's own view is
+	// checked alone.
+	_, lerr := exec.LookPath("cryptsetup")
+	haveCryptsetup := lerr == nil
+	if !haveCryptsetup {
+		t.Log("NOT CHECKED: cryptsetup's luksDump of each stop (cryptsetup is not installed)")
+	}
 	resumed := 0
 	defer func() {
 		// Most stops fall inside the re-encryption proper.
@@ -148,16 +155,19 @@ func TestLUKS2CrashAnywhere(t *testing.T) {
 				t.Fatalf("got %v, want the simulated crash", err)
 			}
 			got, key, err := sumOf(t, p, luksCreds, volume.Options{})
-			dump, ok := cryptsetup(t, "", "luksDump", p)
-			if !ok {
-				t.Fatalf("cryptsetup cannot read the header:\n%s", dump)
+			dump := "Requirements:\tonline-reencrypt-v2 (not checked)"
+			if haveCryptsetup {
+				var ok bool
+				if dump, ok = cryptsetup(t, "", "luksDump", p); !ok {
+					t.Fatalf("cryptsetup cannot read the header:\n%s", dump)
+				}
 			}
 			switch {
 			case err == nil:
 				if got != sum {
 					t.Fatalf("opens (old key: %v) with other data", bytes.Equal(key, key0))
 				}
-				if strings.Contains(dump, "online-reencrypt") {
+				if haveCryptsetup && strings.Contains(dump, "online-reencrypt") {
 					t.Fatal("opens although cryptsetup sees a re-encryption")
 				}
 				return
