@@ -11462,7 +11462,7 @@ TEXT ·xtsEncryptAVX2x2(SB), $512-48
 	JNZ      xtsEncryptAVX2x2_same1
 	MOVQ     per+40(FP), R11
 	SUBQ     R11, R12
-	JZ       xtsEncryptAVX2x2_same1
+	JLE      xtsEncryptAVX2x2_same1
 	MOVQ     (R10), R8
 	MOVQ     8(R10), R9
 	ADDQ     $0x10, R10
@@ -14979,7 +14979,7 @@ xtsEncryptAVX2x2_loop:
 	JNZ          xtsEncryptAVX2x2_same2
 	MOVQ         per+40(FP), R11
 	SUBQ         R11, R12
-	JZ           xtsEncryptAVX2x2_same2
+	JLE          xtsEncryptAVX2x2_same2
 	MOVQ         (R10), R8
 	MOVQ         8(R10), R9
 	ADDQ         $0x10, R10
@@ -15268,7 +15268,7 @@ TEXT ·xtsEncryptAVX512x2(SB), $1024-48
 	JNZ  xtsEncryptAVX512x2_same1
 	MOVQ per+40(FP), R11
 	SUBQ R11, R12
-	JZ   xtsEncryptAVX512x2_same1
+	JLE  xtsEncryptAVX512x2_same1
 	MOVQ (R10), R8
 	MOVQ 8(R10), R9
 	ADDQ $0x10, R10
@@ -17321,7 +17321,7 @@ xtsEncryptAVX512x2_loop:
 	JNZ         xtsEncryptAVX512x2_same2
 	MOVQ        per+40(FP), R11
 	SUBQ        R11, R12
-	JZ          xtsEncryptAVX512x2_same2
+	JLE         xtsEncryptAVX512x2_same2
 	MOVQ        (R10), R8
 	MOVQ        8(R10), R9
 	ADDQ        $0x10, R10
@@ -17866,7 +17866,7 @@ TEXT ·xtsEncryptAVX512x4(SB), $2048-48
 	JNZ  xtsEncryptAVX512x4_same1
 	MOVQ per+40(FP), R11
 	SUBQ R11, R12
-	JZ   xtsEncryptAVX512x4_same1
+	JLE  xtsEncryptAVX512x4_same1
 	MOVQ (R10), R8
 	MOVQ 8(R10), R9
 	ADDQ $0x10, R10
@@ -21959,7 +21959,7 @@ xtsEncryptAVX512x4_loop:
 	JNZ         xtsEncryptAVX512x4_same2
 	MOVQ        per+40(FP), R11
 	SUBQ        R11, R12
-	JZ          xtsEncryptAVX512x4_same2
+	JLE         xtsEncryptAVX512x4_same2
 	MOVQ        (R10), R8
 	MOVQ        8(R10), R9
 	ADDQ        $0x10, R10
@@ -29262,7 +29262,7 @@ TEXT ·xtsEncryptSSE2x2(SB), $2416-48
 	JNZ     xtsEncryptSSE2x2_same1
 	MOVQ    per+40(FP), R11
 	SUBQ    R11, R12
-	JZ      xtsEncryptSSE2x2_same1
+	JLE     xtsEncryptSSE2x2_same1
 	MOVQ    (R10), BX
 	MOVQ    8(R10), SI
 	ADDQ    $0x10, R10
@@ -33355,7 +33355,7 @@ xtsEncryptSSE2x2_loop:
 	JNZ        xtsEncryptSSE2x2_same2
 	MOVQ       per+40(FP), R11
 	SUBQ       R11, R12
-	JZ         xtsEncryptSSE2x2_same2
+	JLE        xtsEncryptSSE2x2_same2
 	MOVQ       (R10), BX
 	MOVQ       8(R10), SI
 	ADDQ       $0x10, R10
@@ -45096,7 +45096,7 @@ TEXT ·xtsDecryptAVX2x2(SB), $512-48
 	JNZ      xtsDecryptAVX2x2_same1
 	MOVQ     per+40(FP), R11
 	SUBQ     R11, R12
-	JZ       xtsDecryptAVX2x2_same1
+	JLE      xtsDecryptAVX2x2_same1
 	MOVQ     (R10), R8
 	MOVQ     8(R10), R9
 	ADDQ     $0x10, R10
@@ -48573,7 +48573,7 @@ xtsDecryptAVX2x2_loop:
 	JNZ          xtsDecryptAVX2x2_same2
 	MOVQ         per+40(FP), R11
 	SUBQ         R11, R12
-	JZ           xtsDecryptAVX2x2_same2
+	JLE          xtsDecryptAVX2x2_same2
 	MOVQ         (R10), R8
 	MOVQ         8(R10), R9
 	ADDQ         $0x10, R10
@@ -48862,7 +48862,7 @@ TEXT ·xtsDecryptAVX512x2(SB), $1024-48
 	JNZ  xtsDecryptAVX512x2_same1
 	MOVQ per+40(FP), R11
 	SUBQ R11, R12
-	JZ   xtsDecryptAVX512x2_same1
+	JLE  xtsDecryptAVX512x2_same1
 	MOVQ (R10), R8
 	MOVQ 8(R10), R9
 	ADDQ $0x10, R10
@@ -50971,7 +50971,7 @@ xtsDecryptAVX512x2_loop:
 	JNZ         xtsDecryptAVX512x2_same2
 	MOVQ        per+40(FP), R11
 	SUBQ        R11, R12
-	JZ          xtsDecryptAVX512x2_same2
+	JLE         xtsDecryptAVX512x2_same2
 	MOVQ        (R10), R8
 	MOVQ        8(R10), R9
 	ADDQ        $0x10, R10
@@ -51516,7 +51516,7 @@ TEXT ·xtsDecryptAVX512x4(SB), $2048-48
 	JNZ  xtsDecryptAVX512x4_same1
 	MOVQ per+40(FP), R11
 	SUBQ R11, R12
-	JZ   xtsDecryptAVX512x4_same1
+	JLE  xtsDecryptAVX512x4_same1
 	MOVQ (R10), R8
 	MOVQ 8(R10), R9
 	ADDQ $0x10, R10
@@ -55721,7 +55721,7 @@ xtsDecryptAVX512x4_loop:
 	JNZ         xtsDecryptAVX512x4_same2
 	MOVQ        per+40(FP), R11
 	SUBQ        R11, R12
-	JZ          xtsDecryptAVX512x4_same2
+	JLE         xtsDecryptAVX512x4_same2
 	MOVQ        (R10), R8
 	MOVQ        8(R10), R9
 	ADDQ        $0x10, R10
@@ -62964,7 +62964,7 @@ TEXT ·xtsDecryptSSE2x2(SB), $2416-48
 	JNZ     xtsDecryptSSE2x2_same1
 	MOVQ    per+40(FP), R11
 	SUBQ    R11, R12
-	JZ      xtsDecryptSSE2x2_same1
+	JLE     xtsDecryptSSE2x2_same1
 	MOVQ    (R10), BX
 	MOVQ    8(R10), SI
 	ADDQ    $0x10, R10
@@ -67017,7 +67017,7 @@ xtsDecryptSSE2x2_loop:
 	JNZ        xtsDecryptSSE2x2_same2
 	MOVQ       per+40(FP), R11
 	SUBQ       R11, R12
-	JZ         xtsDecryptSSE2x2_same2
+	JLE        xtsDecryptSSE2x2_same2
 	MOVQ       (R10), BX
 	MOVQ       8(R10), SI
 	ADDQ       $0x10, R10

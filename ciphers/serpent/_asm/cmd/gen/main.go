@@ -462,7 +462,9 @@ func (w *xtsTweaks) nextSector() {
 	JNZ(LabelRef(skip))
 	Load(Param("per"), w.left)
 	SUBQ(w.left, w.secs)
-	JZ(LabelRef(skip))
+	// <= 0, not == 0: the batch generated beside the last one's cipher
+	// takes secs below zero, and its sector end must not load either.
+	JLE(LabelRef(skip))
 	MOVQ(Mem{Base: w.tp}, w.lo)
 	MOVQ(Mem{Base: w.tp, Disp: 8}, w.hi)
 	ADDQ(U8(16), w.tp)
