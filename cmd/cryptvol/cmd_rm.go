@@ -149,21 +149,18 @@ func runMv(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	src, dst := volPath(fl.Arg(1)), volPath(fl.Arg(2))
+	if src == "/" || dst == src || strings.HasPrefix(dst, src+"/") {
+		// Refused before the volume is opened: no key derivation for it.
+		return badOperand(fmt.Errorf("cannot move %s into itself (%s)", src, dst))
+	}
 	ffs, tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
 		return err
 	}
-	if src == "/" || dst == src || strings.HasPrefix(dst, src+"/") {
-		err = badOperand(fmt.Errorf("cannot move %s into itself (%s)", src, dst))
-	}
 	if tree != nil {
-		if err != nil {
-			return closeTree(done, err)
-		}
 		return closeTree(done, mvTree(tree, src, dst, *force))
 	}
-	if err != nil {
-	} else if st, serr := ffs.Stat(dst); serr == nil {
+	if st, serr := ffs.Stat(dst); serr == nil {
 		if st.IsDir() {
 			dst = path.Join(dst, path.Base(src))
 			if dst == src {
