@@ -146,6 +146,22 @@ func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string
 	if err := checkPut(ffs, jobs, force); err != nil {
 		return err
 	}
+	return copyJobs(ctx, jobs, ffs, func(j putJob) error { return putFile(ctx, ffs, j) }, fatError)
+}
+
+// putDirs is what copyJobs needs of a filesystem besides writing files:
+// *fat.FS and the ext4/NTFS/exFAT writeTree both have it.
+type putDirs interface {
+	MkdirAll(name string) error
+	Chtimes(name string, atime, mtime time.Time) error
+}
+
+// copyJobs carries out planned and checked jobs in order: directories as
+// they come, files through putOne, and at the end the directories' times,
+// deepest first (writing into them changed them). Ctrl-C stops between
+// files and inside one (putOne removes its partial file) and says how
+// far it got. wrap gives the filesystem's errors their exit codes.
+func copyJobs(ctx context.Context, jobs []putJob, dirs putDirs, putOne func(putJob) error, wrap func(error) error) error {
 	files, copied := 0, 0
 	for _, j := range jobs {
 		if !j.dir {
@@ -157,12 +173,12 @@ func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string
 			return interrupted("%d of %d files copied", copied, files)
 		}
 		if j.dir {
-			if err := ffs.MkdirAll(j.dest); err != nil {
-				return fatError(err)
+			if err := dirs.MkdirAll(j.dest); err != nil {
+				return wrap(err)
 			}
 			continue
 		}
-		err := putFile(ctx, ffs, j)
+		err := putOne(j)
 		if errors.Is(err, context.Canceled) {
 			return interrupted("%d of %d files copied; %s partial, removed", copied, files, j.dest)
 		}
@@ -171,12 +187,10 @@ func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string
 		}
 		copied++
 	}
-	// Directories last, deepest first: writing into them changed their
-	// times.
 	for i := len(jobs) - 1; i >= 0; i-- {
 		if j := jobs[i]; j.dir && !j.mtime.IsZero() {
-			if err := ffs.Chtimes(j.dest, j.mtime, j.mtime); err != nil {
-				return fatError(err)
+			if err := dirs.Chtimes(j.dest, j.mtime, j.mtime); err != nil {
+				return wrap(err)
 			}
 		}
 	}

@@ -33,32 +33,7 @@ func putTree(ctx context.Context, a *app, t writeTree, srcs []string, dest strin
 	if err := checkPutTree(t, jobs, force); err != nil {
 		return err
 	}
-	files, copied := 0, 0
-	for _, j := range jobs {
-		if !j.dir {
-			files++
-		}
-	}
-	for _, j := range jobs {
-		if ctx.Err() != nil {
-			return interrupted("%d of %d files copied", copied, files)
-		}
-		if j.dir {
-			if err := t.MkdirAll(j.dest); err != nil {
-				return treeError(err)
-			}
-			continue
-		}
-		err := putTreeFile(ctx, t, j)
-		if errors.Is(err, context.Canceled) {
-			return interrupted("%d of %d files copied; %s partial, removed", copied, files, j.dest)
-		}
-		if err != nil {
-			return err
-		}
-		copied++
-	}
-	return nil
+	return copyJobs(ctx, jobs, t, func(j putJob) error { return putTreeFile(ctx, t, j) }, treeError)
 }
 
 // checkPutTree refuses, before anything is written, a put that cannot
