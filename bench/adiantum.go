@@ -65,23 +65,5 @@ func benchAdiantum(ctx context.Context, a adiantumRow, buf []byte, threads int, 
 	if err != nil {
 		return CipherResult{}, err
 	}
-	m = sector.Parallel(m, threads)
-	enc, err := fastest(ctx, minTime, func() error { m.Encrypt(buf, buf, 0); return nil })
-	if err != nil {
-		return CipherResult{}, err
-	}
-	dec, err := fastest(ctx, minTime, func() error { m.Decrypt(buf, buf, 0); return nil })
-	if err != nil {
-		return CipherResult{}, err
-	}
-	e := float64(len(buf)) / enc
-	d := float64(len(buf)) / dec
-	return CipherResult{
-		Name:       a.name,
-		Mode:       "adiantum",
-		SectorSize: ss,
-		EncryptBPS: int64(e),
-		DecryptBPS: int64(d),
-		MeanBPS:    int64((e + d) / 2),
-	}, nil
+	return timeMode(ctx, sector.Parallel(m, threads), buf, minTime, CipherResult{Name: a.name, Mode: "adiantum", SectorSize: ss})
 }

@@ -157,7 +157,12 @@ func benchChain(ctx context.Context, c ciphers.Chain, buf []byte, threads int, m
 	if err != nil {
 		return CipherResult{}, err
 	}
-	m = sector.Parallel(m, threads)
+	return timeMode(ctx, sector.Parallel(m, threads), buf, minTime, CipherResult{Name: c.Name, Mode: "xts", SectorSize: SectorSize})
+}
+
+// timeMode encrypts and decrypts buf in place with m, each direction for
+// at least minTime (the fastest sample counts), and fills r's speeds.
+func timeMode(ctx context.Context, m sector.Mode, buf []byte, minTime time.Duration, r CipherResult) (CipherResult, error) {
 	enc, err := fastest(ctx, minTime, func() error { m.Encrypt(buf, buf, 0); return nil })
 	if err != nil {
 		return CipherResult{}, err
@@ -168,12 +173,6 @@ func benchChain(ctx context.Context, c ciphers.Chain, buf []byte, threads int, m
 	}
 	e := float64(len(buf)) / enc
 	d := float64(len(buf)) / dec
-	return CipherResult{
-		Name:       c.Name,
-		Mode:       "xts",
-		SectorSize: SectorSize,
-		EncryptBPS: int64(e),
-		DecryptBPS: int64(d),
-		MeanBPS:    int64((e + d) / 2),
-	}, nil
+	r.EncryptBPS, r.DecryptBPS, r.MeanBPS = int64(e), int64(d), int64((e+d)/2)
+	return r, nil
 }
