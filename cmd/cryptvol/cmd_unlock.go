@@ -34,6 +34,13 @@ you can reach. It is bound to the file (device, inode, size and its header
 sectors): a copy of the file, another volume put in its place or a new
 password (a rewritten header) is not unlocked.
 
+What it protects from: other users of the machine. The kept keys are
+readable only by processes of your own uid — not by another uid, even one
+that shares your session keyring (the kernel key grants nothing to a mere
+possessor), nor through the agent's socket (mode 0600 in a 0700 directory).
+What it does not protect from: root, and any program running as you, which
+can read the keys as cryptvol itself does. Lock volumes you no longer use.
+
 A password that opens the hidden volume keeps the hidden volume unlocked.
 Unlocking a volume that is unlocked already extends its timeout.
 'cryptvol list' shows the unlocked volumes and when they lock.

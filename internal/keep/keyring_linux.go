@@ -15,13 +15,17 @@ import (
 	"github.com/cryptvol/cryptvol/volume"
 )
 
-// Key permissions: everything for the possessor and for the owning user,
-// nothing for the group or others (keyrings(7), "Permissions").
-const (
-	keyPosAll = 0x3f000000
-	keyUsrAll = 0x003f0000
-	keyPerm   = keyPosAll | keyUsrAll
-)
+// Key permissions: everything for the owning user, nothing for anyone
+// else — not even for a possessor (keyrings(7), "Permissions"). The kernel
+// grants a process that possesses a key the possessor bits whatever its
+// uid, and possession only takes a keyring link: a process that keeps a
+// session keyring into which the user keyring was linked (keyctl link @u
+// @s) and then changes to another uid still possesses every key below
+// it. With possessor bits, that other uid could read the master keys
+// (issue 29 item 1); with none, the owner reads them through the user bits
+// and anybody else gets EACCES. Root can still read them, as it can read
+// the memory of any process holding them.
+const keyPerm = 0x003f0000
 
 // descPrefix starts the description of every entry key.
 const descPrefix = "cryptvol:"
@@ -51,6 +55,13 @@ func (k *keyring) Where() string {
 func (k *keyring) ring(create bool) (int, error) {
 	id, err := unix.KeyctlSearch(unix.KEY_SPEC_USER_KEYRING, "keyring", k.name, 0)
 	if err == nil {
+		if create {
+			// A keyring made by an earlier cryptvol has possessor bits:
+			// take them away before anything new goes into it.
+			if _, err := unix.KeyctlInt(unix.KEYCTL_SETPERM, id, keyPerm, 0, 0); err != nil {
+				return 0, fmt.Errorf("keyring %q: setting permissions: %w", k.name, err)
+			}
+		}
 		return id, nil
 	}
 	if !gone(err) {
