@@ -28,7 +28,7 @@ credentials anyway opens the volume with them instead.
 
 What is kept is the unlocked header (the master keys, the cipher and where
 the data area is), never the password, and never on disk: on Linux in the
-kernel keyring (a key in keyring "cryptvol" of your user keyring, with the
+kernel keyring (a key "cryptvol:..." in your user keyring, with the
 timeout set in the kernel), elsewhere in a cryptvol agent process that only
 you can reach. It is bound to the file (device, inode, size and its header
 sectors): a copy of the file, another volume put in its place or a new

@@ -48,7 +48,7 @@ func TestUnlockedKeyUnreadableByOtherUID(t *testing.T) {
 	script := `set -u
 keyctl link @u @s >/dev/null
 "$CV" unlock "$VOL" --password-file "$PW" --pim 1 || exit 90
-K=$(keyctl show @u | awk '/user: cryptvol:/{print $1; exit}')
+K=$(keyctl show @u | awk -v d="user: $RING:" 'index($0, d) {print $1; exit}')
 [ -n "$K" ] || { keyctl show @u; exit 91; }
 keyctl pipe "$K" >"$DIR/owner"; rc=$?
 echo "owner $rc $(sha256sum <"$DIR/owner")"
@@ -57,7 +57,7 @@ echo "other $rc $(sha256sum <"$DIR/other")"
 cat "$DIR/other.err"
 `
 	cmd := exec.Command("keyctl", "session", "-", "bash", "-c", script)
-	cmd.Env = append(os.Environ(), "CV="+cvBin(), "VOL="+vol, "PW="+pw, "DIR="+dir)
+	cmd.Env = append(os.Environ(), "CV="+cvBin(), "VOL="+vol, "PW="+pw, "DIR="+dir, "RING="+ring)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the attack script failed: %v\n%s", err, out)

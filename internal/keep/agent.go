@@ -94,8 +94,28 @@ func readFrame(r io.Reader) ([]byte, error) {
 
 func (a *agent) sock() string { return filepath.Join(a.dir, SocketName) }
 
-// call sends one request; startAgent starts the agent if none answers.
+// call sends one request; startAgent starts the agent if none answers. A
+// request that met an agent on its way out (it answered "exiting", or
+// closed the connection unanswered) goes again, to the next agent.
 func (a *agent) call(req request, secret []byte, startAgent bool) (*response, []byte, error) {
+	for try := 1; ; try++ {
+		resp, sec, err := a.callOnce(req, secret, startAgent)
+		var gone errAgentGone
+		if try < 20 && errors.As(err, &gone) {
+			time.Sleep(time.Duration(try) * 5 * time.Millisecond)
+			continue
+		}
+		return resp, sec, err
+	}
+}
+
+// errAgentGone: the agent exited while it had the request.
+type errAgentGone struct{ err error }
+
+func (e errAgentGone) Error() string { return "the agent did not answer: " + e.err.Error() }
+func (e errAgentGone) Unwrap() error { return e.err }
+
+func (a *agent) callOnce(req request, secret []byte, startAgent bool) (*response, []byte, error) {
 	c, err := net.DialTimeout("unix", a.sock(), 2*time.Second)
 	if err != nil && startAgent && a.path != "" {
 		if err = a.launch(); err == nil {
@@ -112,15 +132,15 @@ func (a *agent) call(req request, secret []byte, startAgent bool) (*response, []
 		return nil, nil, err
 	}
 	if err := writeFrame(c, head); err != nil {
-		return nil, nil, err
+		return nil, nil, errAgentGone{err}
 	}
 	if err := writeFrame(c, secret); err != nil {
-		return nil, nil, err
+		return nil, nil, errAgentGone{err}
 	}
 	r := bufio.NewReader(c)
 	rb, err := readFrame(r)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the agent did not answer: %w", err)
+		return nil, nil, errAgentGone{err}
 	}
 	var resp response
 	if err := json.Unmarshal(rb, &resp); err != nil {
@@ -129,6 +149,9 @@ func (a *agent) call(req request, secret []byte, startAgent bool) (*response, []
 	sec, err := readFrame(r)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the agent did not answer: %w", err)
+	}
+	if resp.Err == errExiting {
+		return nil, nil, errAgentGone{errors.New("it was exiting")}
 	}
 	if resp.Err != "" {
 		clear(sec)
@@ -142,29 +165,47 @@ type errNoAgent struct{ err error }
 
 func (e errNoAgent) Error() string { return "no cryptvol agent is running: " + e.err.Error() }
 
-// launch starts the agent in the background and waits for its socket.
+// launch starts the agent in the background and waits for its socket. An
+// agent that exits at once (another one holds the lock: it answers soon,
+// or it is exiting) is started again until one answers.
 func (a *agent) launch() error {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		exited, err := a.start()
+		if err != nil {
+			return err
+		}
+		for running := true; running && time.Now().Before(deadline); {
+			if c, err := net.Dial("unix", a.sock()); err == nil {
+				c.Close()
+				return nil
+			}
+			select {
+			case <-exited:
+				running = false
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	return errors.New("the agent did not start within 5 s")
+}
+
+// start starts one agent process; the channel closes when it exits.
+func (a *agent) start() (<-chan struct{}, error) {
 	cmd := &exec.Cmd{Path: a.path, Args: a.args, Env: os.Environ()}
 	cmd.SysProcAttr = detached()
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer devnull.Close()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting the agent: %w", err)
+		return nil, fmt.Errorf("starting the agent: %w", err)
 	}
-	go cmd.Wait() // reap it if it exits while we still run
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.Dial("unix", a.sock()); err == nil {
-			c.Close()
-			return nil
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return errors.New("the agent did not start within 5 s")
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }() // reaped even if we still run
+	return exited, nil
 }
 
 func (a *agent) Put(e *Entry) error {
@@ -235,6 +276,19 @@ func ServeAgent(ctx context.Context, idle time.Duration) error {
 		return err
 	}
 	sock := filepath.Join(dir, SocketName)
+	// One agent at a time: the one that holds the lock file. Two commands
+	// that found no agent each start one; without the lock the second
+	// removed the first one's socket and took its place, and what the
+	// first held was lost. A new agent waits while an old one finishes
+	// exiting.
+	lock, err := os.OpenFile(filepath.Join(dir, agentLockName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("agent lock: %w", err)
+	}
+	defer lock.Close()
+	if !tryLockFile(lock) {
+		return errors.New("an agent already runs")
+	}
 	if c, err := net.Dial("unix", sock); err == nil {
 		c.Close()
 		return errors.New("an agent already runs")
@@ -245,20 +299,26 @@ func ServeAgent(ctx context.Context, idle time.Duration) error {
 		return err
 	}
 	s := &server{entries: map[volume.FileID]*served{}, empty: make(chan struct{}, 1)}
+	var handlers sync.WaitGroup
+	defer handlers.Wait() // every accepted request is answered before the exit
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
 		timer := time.NewTimer(idle)
 		defer timer.Stop()
 		for {
+			// From the close on a put is refused (the client retries
+			// with the next agent): an entry put into an exiting agent
+			// was lost with it, although the put had succeeded.
 			select {
 			case <-ctx.Done():
+				s.close(true)
 			case <-s.empty:
-				if s.count() > 0 {
+				if !s.close(false) {
 					continue
 				}
 			case <-timer.C:
-				if s.count() > 0 {
+				if !s.close(false) {
 					continue
 				}
 			}
@@ -282,7 +342,11 @@ func ServeAgent(ctx context.Context, idle time.Duration) error {
 			c.Close()
 			continue
 		}
-		go s.handle(c)
+		handlers.Add(1)
+		go func() {
+			defer handlers.Done()
+			s.handle(c)
+		}()
 	}
 }
 
@@ -295,6 +359,26 @@ type server struct {
 	mu      sync.Mutex
 	entries map[volume.FileID]*served
 	empty   chan struct{}
+	closing bool // empty and about to exit: puts are refused
+}
+
+// errExiting is the answer to a put that reached an agent on its way out.
+const errExiting = "exiting"
+
+// agentLockName is the file in RuntimeDir whose lock the serving agent
+// holds.
+const agentLockName = "unlock-agent.lock"
+
+// close marks the server as exiting if it holds nothing (or if force),
+// and says whether it did.
+func (s *server) close(force bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.entries) > 0 && !force {
+		return false
+	}
+	s.closing = true
+	return true
 }
 
 func (s *server) count() int {
@@ -351,6 +435,8 @@ func (s *server) handle(c net.Conn) {
 	s.mu.Lock()
 	switch {
 	case resp.Err != "":
+	case req.Op == "put" && s.closing:
+		resp.Err = errExiting
 	case req.Op == "put" && req.Entry != nil:
 		s.removeLocked(req.File)
 		e := *req.Entry

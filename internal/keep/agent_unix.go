@@ -70,3 +70,9 @@ func checkPrivate(dir string) error {
 	}
 	return nil
 }
+
+// tryLockFile takes an exclusive lock on f without waiting; false when
+// another process holds it. The lock goes with the process.
+func tryLockFile(f *os.File) bool {
+	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil
+}

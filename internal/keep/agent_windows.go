@@ -54,3 +54,10 @@ func checkPrivate(dir string) error {
 }
 
 func peerIsOwner(c net.Conn) bool { return true }
+
+// tryLockFile takes an exclusive lock on f without waiting; false when
+// another process holds it. The lock goes with the handle.
+func tryLockFile(f *os.File) bool {
+	var ol windows.Overlapped
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol) == nil
+}

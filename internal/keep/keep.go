@@ -3,10 +3,10 @@
 // container, until it is locked or its timeout passes. Nothing secret is
 // ever written to disk.
 //
-// On Linux the entries are keys in the kernel's key retention service: a
-// keyring named "cryptvol" (or $CRYPTVOL_KEYRING) in the user's keyring,
-// each key with its timeout set in the kernel, readable only by processes
-// of the same user. Elsewhere, and on Linux when the keyring system calls
+// On Linux the entries are keys in the kernel's key retention service:
+// "user" keys named cryptvol:DEV:INO (or $CRYPTVOL_KEYRING:DEV:INO) in the
+// user's keyring, each with its timeout set in the kernel, readable only
+// by processes of the same uid (a possessor of another uid gets nothing). Elsewhere, and on Linux when the keyring system calls
 // are refused (some containers filter them), a per-user agent holds them
 // in memory: a re-executed cryptvol listening on a Unix socket (mode 0600)
 // in a directory only its owner can enter (mode 0700), which exits once it

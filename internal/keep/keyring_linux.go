@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -27,10 +28,11 @@ import (
 // the memory of any process holding them.
 const keyPerm = 0x003f0000
 
-// descPrefix starts the description of every entry key.
-const descPrefix = "cryptvol:"
-
-// keyring keeps entries as "user" keys in a keyring of the user keyring.
+// keyring keeps entries as "user" keys directly in the user keyring, each
+// described as NAME:DEV:INO, where NAME is "cryptvol" or $CRYPTVOL_KEYRING.
+// There is no keyring of cryptvol's own in between: two commands that
+// both found none and created it at once (add_key of a keyring cannot
+// update, it displaces) lost the first one's keys (issue 29 item 13).
 type keyring struct {
 	name string
 }
@@ -47,37 +49,16 @@ func openKeyring() (Store, error) {
 }
 
 func (k *keyring) Where() string {
-	return fmt.Sprintf("the kernel keyring (keyring %q of your user keyring)", k.name)
+	return fmt.Sprintf("the kernel keyring (keys %q in your user keyring)", k.name+":…")
 }
 
-// ring finds the keyring, creating it when create is set; 0 and no error
-// when it does not exist.
-func (k *keyring) ring(create bool) (int, error) {
-	id, err := unix.KeyctlSearch(unix.KEY_SPEC_USER_KEYRING, "keyring", k.name, 0)
-	if err == nil {
-		if create {
-			// A keyring made by an earlier cryptvol has possessor bits:
-			// take them away before anything new goes into it.
-			if _, err := unix.KeyctlInt(unix.KEYCTL_SETPERM, id, keyPerm, 0, 0); err != nil {
-				return 0, fmt.Errorf("keyring %q: setting permissions: %w", k.name, err)
-			}
-		}
-		return id, nil
+// dropLegacyRing invalidates the keyring of this name that cryptvol
+// versions before 0.x kept the keys in (and that granted possessors
+// everything): those unlocks are locked, rather than left readable.
+func (k *keyring) dropLegacyRing() {
+	if id, err := unix.KeyctlSearch(unix.KEY_SPEC_USER_KEYRING, "keyring", k.name, 0); err == nil {
+		unix.KeyctlInt(unix.KEYCTL_INVALIDATE, id, 0, 0, 0)
 	}
-	if !gone(err) {
-		return 0, fmt.Errorf("searching the user keyring: %w", err)
-	}
-	if !create {
-		return 0, nil
-	}
-	id, err = unix.AddKey("keyring", k.name, nil, unix.KEY_SPEC_USER_KEYRING)
-	if err != nil {
-		return 0, fmt.Errorf("creating keyring %q: %w", k.name, err)
-	}
-	if _, err := unix.KeyctlInt(unix.KEYCTL_SETPERM, id, keyPerm, 0, 0); err != nil {
-		return 0, fmt.Errorf("keyring %q: setting permissions: %w", k.name, err)
-	}
-	return id, nil
 }
 
 // gone reports the errors of a key that does not exist (any more).
@@ -85,42 +66,62 @@ func gone(err error) bool {
 	return errors.Is(err, unix.ENOKEY) || errors.Is(err, unix.EKEYEXPIRED) || errors.Is(err, unix.EKEYREVOKED)
 }
 
-func desc(id volume.FileID) string { return fmt.Sprintf("%s%x:%x", descPrefix, id.Dev, id.Ino) }
+func (k *keyring) desc(id volume.FileID) string {
+	return fmt.Sprintf("%s:%x:%x", k.name, id.Dev, id.Ino)
+}
+
+// ours reports whether a key description is one of this store's entries.
+func (k *keyring) ours(d string) bool {
+	var dev, ino uint64
+	rest, ok := strings.CutPrefix(d, k.name+":")
+	if !ok {
+		return false
+	}
+	n, err := fmt.Sscanf(rest, "%x:%x", &dev, &ino)
+	return err == nil && n == 2 && fmt.Sprintf("%x:%x", dev, ino) == rest
+}
 
 func (k *keyring) Put(e *Entry) error {
-	ring, err := k.ring(true)
-	if err != nil {
-		return err
-	}
+	k.dropLegacyRing()
 	b, err := encode(e)
 	if err != nil {
 		return err
 	}
 	defer clear(b)
+	// The key is made in this thread's own keyring, which nobody else
+	// possesses, and gets its permissions and timeout there; only then is
+	// it linked into the user keyring, where the link atomically displaces
+	// the entry it replaces. Added to the user keyring directly, it would
+	// have the kernel's default permissions (read for every possessor)
+	// until the SETPERM, and a reader could see a half-replaced entry.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	// The kernel copies the payload; for "user" keys it frees it with
 	// kfree_sensitive, which zeroes it.
-	id, err := unix.AddKey("user", desc(e.File), b, ring)
+	id, err := unix.AddKey("user", k.desc(e.File), b, unix.KEY_SPEC_THREAD_KEYRING)
 	if err != nil {
 		return fmt.Errorf("adding the key: %w", err)
 	}
-	if _, err := unix.KeyctlInt(unix.KEYCTL_SETPERM, id, keyPerm, 0, 0); err != nil {
+	defer unix.KeyctlInt(unix.KEYCTL_UNLINK, id, unix.KEY_SPEC_THREAD_KEYRING, 0, 0)
+	fail := func(what string, err error) error {
 		unix.KeyctlInt(unix.KEYCTL_INVALIDATE, id, 0, 0, 0)
-		return fmt.Errorf("setting the key's permissions: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if _, err := unix.KeyctlInt(unix.KEYCTL_SETPERM, id, keyPerm, 0, 0); err != nil {
+		return fail("setting the key's permissions", err)
 	}
 	if _, err := unix.KeyctlInt(unix.KEYCTL_SET_TIMEOUT, id, timeoutSeconds(e.Expires), 0, 0); err != nil {
-		unix.KeyctlInt(unix.KEYCTL_INVALIDATE, id, 0, 0, 0)
-		return fmt.Errorf("setting the key's timeout: %w", err)
+		return fail("setting the key's timeout", err)
+	}
+	if _, err := unix.KeyctlInt(unix.KEYCTL_LINK, id, unix.KEY_SPEC_USER_KEYRING, 0, 0); err != nil {
+		return fail("linking the key into the user keyring", err)
 	}
 	return nil
 }
 
 // find returns the key id of a file's entry, or 0.
 func (k *keyring) find(fid volume.FileID) (int, error) {
-	ring, err := k.ring(false)
-	if err != nil || ring == 0 {
-		return 0, err
-	}
-	id, err := unix.KeyctlSearch(ring, "user", desc(fid), 0)
+	id, err := unix.KeyctlSearch(unix.KEY_SPEC_USER_KEYRING, "user", k.desc(fid), 0)
 	if gone(err) {
 		return 0, nil
 	}
@@ -179,15 +180,11 @@ func (k *keyring) Delete(fid volume.FileID) (bool, error) {
 	return err == nil, err
 }
 
-// keys lists the ids of the entry keys in the keyring.
+// keys lists the ids of the entry keys in the user keyring.
 func (k *keyring) keys() ([]int, error) {
-	ring, err := k.ring(false)
-	if err != nil || ring == 0 {
-		return nil, err
-	}
-	b, err := read(ring)
+	b, err := read(unix.KEY_SPEC_USER_KEYRING)
 	if err != nil {
-		return nil, fmt.Errorf("reading keyring %q: %w", k.name, err)
+		return nil, fmt.Errorf("reading the user keyring: %w", err)
 	}
 	var ids []int
 	for i := 0; i+4 <= len(b); i += 4 {
@@ -198,7 +195,7 @@ func (k *keyring) keys() ([]int, error) {
 		}
 		// type;uid;gid;perm;description
 		f := strings.SplitN(d, ";", 5)
-		if len(f) == 5 && f[0] == "user" && strings.HasPrefix(f[4], descPrefix) {
+		if len(f) == 5 && f[0] == "user" && k.ours(f[4]) {
 			ids = append(ids, id)
 		}
 	}
@@ -240,15 +237,12 @@ func (k *keyring) DeleteAll() (int, error) {
 	return n, nil
 }
 
-// RemoveKeyring removes the keyring of that name from the user keyring,
-// with every entry in it.
+// RemoveKeyring removes every entry of the store of that name (the keys
+// NAME:… of the user keyring), and a keyring of that name left by an
+// earlier version.
 func RemoveKeyring(name string) error {
 	k := &keyring{name: name}
-	id, err := k.ring(false)
-	if err != nil || id == 0 {
-		return err
-	}
-	k.DeleteAll()
-	_, err = unix.KeyctlInt(unix.KEYCTL_INVALIDATE, id, 0, 0, 0)
+	k.dropLegacyRing()
+	_, err := k.DeleteAll()
 	return err
 }
