@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cryptvol/cryptvol/internal/testdata"
 	"github.com/cryptvol/cryptvol/mount"
 )
 
@@ -43,6 +44,9 @@ func TestMountRootless(t *testing.T) {
 	if st, err := os.Stat(fm); err != nil || st.Mode()&os.ModeSetuid == 0 {
 		t.Skipf("skipping: %s is not setuid root, so no user can mount", fm)
 	}
+	// The child's scripts need the corpus; without it they would skip and
+	// this test could only report that they did not run.
+	corpus := testdata.Require(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +86,7 @@ func TestMountRootless(t *testing.T) {
 		}
 	}
 	cmd := exec.Command(bin, "-test.run=^TestMountScripts$/^("+strings.Join(scripts, "|")+")$", "-test.v")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "HOME="+tmp, "XDG_RUNTIME_DIR=", "XDG_CACHE_HOME="+tmp)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "HOME="+tmp, "XDG_RUNTIME_DIR=", "XDG_CACHE_HOME="+tmp, "CRYPTVOL_TESTDATA="+corpus)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: rootlessUID, Gid: rootlessUID}}
 	if c := allowRootNamespace(t, dir, cmd.Args); c != nil {
 		c.Env = cmd.Env
