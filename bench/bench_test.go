@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -296,12 +297,12 @@ func jsonKind(v any) string {
 	return "other"
 }
 
-// TestFastestSamples checks the timing loop with a fake op: the count of
+// TestMeasureSamples checks the timing loop with a fake op: the count of
 // calls must cover the warm-up and at least one sample, and the result is
-// the per-call time of a sample.
-func TestFastestSamples(t *testing.T) {
+// the per-call time of the samples with their range.
+func TestMeasureSamples(t *testing.T) {
 	calls := 0
-	per, err := fastest(context.Background(), 5*time.Millisecond, func() error {
+	per, err := measure(context.Background(), 5*time.Millisecond, func() error {
 		calls++
 		time.Sleep(100 * time.Microsecond)
 		return nil
@@ -309,14 +310,58 @@ func TestFastestSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls < 2 {
-		t.Errorf("%d calls", calls)
+	if calls < 2 || per.N < 1 {
+		t.Errorf("%d calls, %d samples", calls, per.N)
 	}
-	if per < 100e-6 {
-		t.Errorf("per-call time %v below the op's own sleep", per)
+	if per.Min < 100e-6 {
+		t.Errorf("per-call time %v below the op's own sleep", per.Min)
+	}
+	if !(per.Min <= per.Median && per.Median <= per.Max) {
+		t.Errorf("median %v outside its range [%v, %v]", per.Median, per.Min, per.Max)
 	}
 	boom := errors.New("boom")
-	if _, err := fastest(context.Background(), time.Millisecond, func() error { return boom }); !errors.Is(err, boom) {
+	if _, err := measure(context.Background(), time.Millisecond, func() error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestSpreadOf checks the median and range of known samples.
+func TestSpreadOf(t *testing.T) {
+	for _, c := range []struct {
+		in            []float64
+		med, min, max float64
+	}{
+		{[]float64{3, 1, 2}, 2, 1, 3},
+		{[]float64{4, 1, 3, 2}, 2.5, 1, 4},
+		{[]float64{7}, 7, 7, 7},
+	} {
+		s := spreadOf(c.in)
+		if s.Median != c.med || s.Min != c.min || s.Max != c.max || s.N != len(c.in) {
+			t.Errorf("spreadOf(%v) = %+v, want median %v in [%v, %v]", c.in, s, c.med, c.min, c.max)
+		}
+	}
+	if r := (Spread{Median: 2, Min: 1.9, Max: 2.3}).Rel(); r < 0.19 || r > 0.21 {
+		t.Errorf("Rel = %v, want 0.2", r)
+	}
+}
+
+// TestFinishWarnsOfSpread: a figure whose samples spread over more than
+// 10% of its median gets a warning naming it; a tight one none.
+func TestFinishWarnsOfSpread(t *testing.T) {
+	r := Report{Cores: 2, LoadAverage: 0}
+	r.Ciphers = []CipherResult{
+		{Name: "Camellia", MedianBPS: 200, MinBPS: 100, MaxBPS: 250},
+		{Name: "AES", MedianBPS: 1000, MinBPS: 990, MaxBPS: 1010},
+	}
+	r.KDF = []KDFResult{{PRF: "Whirlpool", HeaderSeconds: 1, MinHeaderSeconds: 0.8, MaxHeaderSeconds: 1.5}}
+	r.Finish()
+	joined := strings.Join(r.Warnings, "\n")
+	if !strings.Contains(joined, "Camellia varied by 75%") || !strings.Contains(joined, "Whirlpool varied by 70%") || strings.Contains(joined, "AES") {
+		t.Errorf("warnings:\n%s", joined)
+	}
+	r = Report{Cores: 2, LoadAverage: 3.5}
+	r.Finish()
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "busy") {
+		t.Errorf("busy machine: warnings %q", r.Warnings)
 	}
 }

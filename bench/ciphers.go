@@ -23,11 +23,28 @@ type CipherResult struct {
 	// 4096 for Adiantum (cryptsetup's default), or 512 when the buffer is
 	// no whole number of 4096-byte sectors.
 	SectorSize int `json:"sector_size"`
-	// EncryptBPS, DecryptBPS are bytes per second; MeanBPS is their
-	// arithmetic mean, as TrueCrypt's "Mean" column.
+	// EncryptBPS, DecryptBPS are bytes per second, each the median over
+	// the run's samples; MeanBPS is their arithmetic mean, as TrueCrypt's
+	// "Mean" column.
 	EncryptBPS int64 `json:"encrypt_bps"`
 	DecryptBPS int64 `json:"decrypt_bps"`
 	MeanBPS    int64 `json:"mean_bps"`
+	// MedianBPS is MeanBPS again, under the name the spread goes with;
+	// MinBPS and MaxBPS are the mean of the slowest (fastest) samples of
+	// both directions: the figure's range in this run.
+	MedianBPS int64 `json:"median_bps"`
+	MinBPS    int64 `json:"min_bps"`
+	MaxBPS    int64 `json:"max_bps"`
+	// Samples is the number of timed samples per direction.
+	Samples int `json:"samples"`
+}
+
+// Spread is the range relative to the median: (max-min)/median.
+func (r CipherResult) Spread() float64 {
+	if r.MedianBPS <= 0 {
+		return 0
+	}
+	return float64(r.MaxBPS-r.MinBPS) / float64(r.MedianBPS)
 }
 
 // Ciphers measures XTS encryption and decryption, in place, of a buffer of
@@ -161,18 +178,21 @@ func benchChain(ctx context.Context, c ciphers.Chain, buf []byte, threads int, m
 }
 
 // timeMode encrypts and decrypts buf in place with m, each direction for
-// at least minTime (the fastest sample counts), and fills r's speeds.
+// at least minTime, and fills r's speeds: medians over the samples, with
+// their range.
 func timeMode(ctx context.Context, m sector.Mode, buf []byte, minTime time.Duration, r CipherResult) (CipherResult, error) {
-	enc, err := fastest(ctx, minTime, func() error { m.Encrypt(buf, buf, 0); return nil })
+	enc, err := measure(ctx, minTime, func() error { m.Encrypt(buf, buf, 0); return nil })
 	if err != nil {
 		return CipherResult{}, err
 	}
-	dec, err := fastest(ctx, minTime, func() error { m.Decrypt(buf, buf, 0); return nil })
+	dec, err := measure(ctx, minTime, func() error { m.Decrypt(buf, buf, 0); return nil })
 	if err != nil {
 		return CipherResult{}, err
 	}
-	e := float64(len(buf)) / enc
-	d := float64(len(buf)) / dec
+	e, eLo, eHi := rateRange(float64(len(buf)), enc)
+	d, dLo, dHi := rateRange(float64(len(buf)), dec)
 	r.EncryptBPS, r.DecryptBPS, r.MeanBPS = int64(e), int64(d), int64((e+d)/2)
+	r.MedianBPS, r.MinBPS, r.MaxBPS = r.MeanBPS, int64((eLo+dLo)/2), int64((eHi+dHi)/2)
+	r.Samples = min(enc.N, dec.N)
 	return r, nil
 }

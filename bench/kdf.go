@@ -84,6 +84,22 @@ type KDFResult struct {
 	// ScaledFromKiB is the memory of the reduced Argon2id runs a scaled
 	// header time comes from.
 	ScaledFromKiB int `json:"scaled_from_kib,omitempty"`
+	// IterationsPerSecond and HeaderSeconds are medians over the run's
+	// samples; these are their ranges (equal for a single measured
+	// derivation), and Samples is how many there were.
+	MinIterationsPerSecond float64 `json:"min_iterations_per_second"`
+	MaxIterationsPerSecond float64 `json:"max_iterations_per_second"`
+	MinHeaderSeconds       float64 `json:"min_header_seconds"`
+	MaxHeaderSeconds       float64 `json:"max_header_seconds"`
+	Samples                int     `json:"samples"`
+}
+
+// Spread is the header time's range relative to its median.
+func (r KDFResult) Spread() float64 {
+	if r.HeaderSeconds <= 0 {
+		return 0
+	}
+	return (r.MaxHeaderSeconds - r.MinHeaderSeconds) / r.HeaderSeconds
 }
 
 // KDF measures PBKDF2 iterations per second, one core, for every PRF of
@@ -192,15 +208,16 @@ func benchPBKDF2(ctx context.Context, name string, o Options, minTime time.Durat
 		}
 		n *= 2
 	}
-	per, err := fastest(ctx, minTime, func() error {
+	per, err := measure(ctx, minTime, func() error {
 		_, err := kdf.PBKDF2Context(ctx, h, pw, salt, n, h.Size)
 		return err
 	})
 	if err != nil {
 		return KDFResult{}, err
 	}
-	rate := float64(n) / per
-	r := KDFResult{PRF: h.Name, KDF: "pbkdf2", IterationsPerSecond: math.Round(rate), PIM: o.PIM, HeaderMethod: MethodEstimated}
+	rate, lo, hi := rateRange(float64(n), per)
+	r := KDFResult{PRF: h.Name, KDF: "pbkdf2", IterationsPerSecond: math.Round(rate), PIM: o.PIM, HeaderMethod: MethodEstimated,
+		MinIterationsPerSecond: math.Round(lo), MaxIterationsPerSecond: math.Round(hi), Samples: per.N}
 	var p kdf.Params
 	if p, err = kdf.VeraCryptParams(h.Name, o.PIM, false); err == nil {
 		r.Format = "veracrypt"
@@ -216,7 +233,9 @@ func benchPBKDF2(ctx context.Context, name string, o Options, minTime time.Durat
 		cores = min(r.HeaderBlocks, o.threads())
 	}
 	perCore := (r.HeaderBlocks + cores - 1) / cores
-	r.HeaderSeconds = float64(r.HeaderIterations) * float64(perCore) / r.IterationsPerSecond
+	work := float64(r.HeaderIterations) * float64(perCore)
+	r.HeaderSeconds = work / r.IterationsPerSecond
+	r.MinHeaderSeconds, r.MaxHeaderSeconds = work/r.MaxIterationsPerSecond, work/r.MinIterationsPerSecond
 	return r, nil
 }
 
@@ -247,15 +266,16 @@ func benchArgon2id(ctx context.Context, o Options, minTime time.Duration) (KDFRe
 			return KDFResult{}, fmt.Errorf("full Argon2id derivation (%d MiB): %w", full.MemoryKiB>>10, err)
 		}
 		r.HeaderSeconds = time.Since(t0).Seconds()
+		r.MinHeaderSeconds, r.MaxHeaderSeconds, r.Samples = r.HeaderSeconds, r.HeaderSeconds, 1
 	} else {
 		r.HeaderMethod = MethodScaled
-		var t1, t2 time.Duration
+		var t1, t2 []time.Duration
 		one := full
 		one.Iterations = 1
 		for one.MemoryKiB = min(full.MemoryKiB, argon2ReducedKiB); ; one.MemoryKiB /= 2 {
 			two := one
 			two.Iterations = 2
-			t1, t2, err = fastestPair(ctx, minTime, func() error { return op(one) }, func() error { return op(two) })
+			t1, t2, err = timePairs(ctx, minTime, func() error { return op(one) }, func() error { return op(two) })
 			if !errors.Is(err, argon2.ErrInsufficientMemory) || one.MemoryKiB <= argon2MinReducedKiB {
 				break
 			}
@@ -270,36 +290,44 @@ func benchArgon2id(ctx context.Context, o Options, minTime time.Duration) (KDFRe
 		// time the later passes apart: t2 - t1. A busy machine can make
 		// that difference meaningless; it is kept to at least half a
 		// first pass. Both parts scale with the memory.
-		later := max(t2-t1, t1/2)
+		// Each pair of neighbouring runs, which saw about the same load,
+		// gives one estimate; the figure is their median.
 		scale := float64(full.MemoryKiB) / float64(one.MemoryKiB)
-		r.HeaderSeconds = scale * (t1.Seconds() + float64(full.Iterations-1)*later.Seconds())
+		est := make([]float64, len(t1))
+		for i := range t1 {
+			later := max(t2[i]-t1[i], t1[i]/2)
+			est[i] = scale * (t1[i].Seconds() + float64(full.Iterations-1)*later.Seconds())
+		}
+		s := spreadOf(est)
+		r.HeaderSeconds, r.MinHeaderSeconds, r.MaxHeaderSeconds, r.Samples = s.Median, s.Min, s.Max, s.N
 	}
-	r.IterationsPerSecond = math.Round(100*float64(full.Iterations)/r.HeaderSeconds) / 100
+	passes := float64(full.Iterations)
+	r.IterationsPerSecond = round2(passes / r.HeaderSeconds)
+	r.MinIterationsPerSecond, r.MaxIterationsPerSecond = round2(passes/r.MaxHeaderSeconds), round2(passes/r.MinHeaderSeconds)
 	return r, nil
 }
 
-// fastestPair times two operations alternately until minTime is spent
-// (at least twice each) and returns the fastest time of each. Alternating
-// exposes both to the same load on a busy machine.
-func fastestPair(ctx context.Context, minTime time.Duration, a, b func() error) (ta, tb time.Duration, err error) {
-	ta, tb = -1, -1
+// timePairs times two operations alternately until minTime is spent (at
+// least twice each) and returns the times of each, pair by pair.
+// Alternating exposes both to the same load on a busy machine.
+func timePairs(ctx context.Context, minTime time.Duration, a, b func() error) (ta, tb []time.Duration, err error) {
 	var spent time.Duration
-	for i := 0; spent < minTime || i < 4; i++ {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, err
-		}
-		op, best := a, &ta
-		if i%2 == 1 {
-			op, best = b, &tb
-		}
-		t0 := time.Now()
-		if err := op(); err != nil {
-			return 0, 0, err
-		}
-		el := time.Since(t0)
-		spent += el
-		if *best < 0 || el < *best {
-			*best = el
+	for i := 0; spent < minTime || i < 4; i += 2 {
+		for j, op := range []func() error{a, b} {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+			t0 := time.Now()
+			if err := op(); err != nil {
+				return nil, nil, err
+			}
+			el := time.Since(t0)
+			spent += el
+			if j == 0 {
+				ta = append(ta, el)
+			} else {
+				tb = append(tb, el)
+			}
 		}
 	}
 	return ta, tb, nil

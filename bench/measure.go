@@ -2,61 +2,93 @@ package bench
 
 import (
 	"context"
+	"math"
+	"sort"
 	"time"
 )
 
-// samplesPerRun is how many samples MinTime is split into; the fastest one
-// is reported.
-const samplesPerRun = 5
+// samplesPerRun is how many samples MinTime is split into. A figure is
+// the median of the samples, reported with their range: on a shared
+// machine one sample can be half as fast as the next, and a benchmark
+// that reports only its best (or one) sample hides that (issue 28).
+const samplesPerRun = 7
 
-// fastest runs op repeatedly for about minTime and returns the time in
-// seconds one call takes in the fastest sample (a float: a 4 KiB call lasts
-// a few hundred nanoseconds, where whole nanoseconds would be too coarse).
+// Spread is a measured time per call over a run's samples: the median and
+// the range, in seconds, and how many samples there were.
+type Spread struct {
+	Median, Min, Max float64
+	N                int
+}
+
+// Rel is the range relative to the median: (max-min)/median.
+func (s Spread) Rel() float64 {
+	if s.Median <= 0 {
+		return 0
+	}
+	return (s.Max - s.Min) / s.Median
+}
+
+// spreadOf summarises per-call times (not empty).
+func spreadOf(ts []float64) Spread {
+	s := append([]float64(nil), ts...)
+	sort.Float64s(s)
+	n := len(s)
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return Spread{Median: max(med, 1e-12), Min: max(s[0], 1e-12), Max: max(s[n-1], 1e-12), N: n}
+}
+
+// measure runs op repeatedly for about minTime and returns the time in
+// seconds one call takes, over the samples (a float: a 4 KiB call lasts a
+// few hundred nanoseconds, where whole nanoseconds would be too coarse).
 //
 // The first call is a warm-up (it fills the sector layer's buffer pools and
 // the caches) and only sizes the first sample. Each sample repeats op enough
 // times to last about minTime/samplesPerRun, so even a 4 KiB call of a
 // microsecond is timed over thousands of calls; a sample that turns out much
-// shorter resizes the next one. Sampling stops once minTime has been spent
-// on samples, so an op slower than minTime gets a single sample.
-func fastest(ctx context.Context, minTime time.Duration, op func() error) (float64, error) {
+// shorter resizes the next one and does not count. Sampling stops once
+// minTime has been spent on samples, so an op slower than minTime gets a
+// single sample.
+func measure(ctx context.Context, minTime time.Duration, op func() error) (Spread, error) {
 	target := max(minTime/samplesPerRun, time.Microsecond)
 	start := time.Now()
 	if err := op(); err != nil {
-		return 0, err
+		return Spread{}, err
 	}
 	reps := repsFor(target, time.Since(start), 1)
-	best, last := -1.0, 0.0
+	var kept []float64
+	last := 0.0
 	var spent time.Duration
 	for spent < minTime {
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return Spread{}, err
 		}
 		t0 := time.Now()
 		for range reps {
 			if err := op(); err != nil {
-				return 0, err
+				return Spread{}, err
 			}
 		}
 		el := time.Since(t0)
 		spent += el
 		per := el.Seconds() / float64(reps)
 		last = per
-		if el >= target/2 && (best < 0 || per < best) {
-			best = per
-		}
-		if el < target/2 {
+		if el >= target/2 {
+			kept = append(kept, per)
+		} else {
 			// Too short to trust: resize and measure again (the time is
 			// still spent, so a pathological op cannot loop forever).
 			reps = repsFor(target, el, reps)
 		}
 	}
-	if best < 0 {
+	if len(kept) == 0 {
 		// Every sample was short of target/2: minTime ran out while the
 		// samples were still being sized. Take the last, largest one.
-		best = last
+		kept = []float64{last}
 	}
-	return max(best, 1e-12), nil
+	return spreadOf(kept), nil
 }
 
 // repsFor returns how many calls fill target, given that reps calls took el.
@@ -65,3 +97,12 @@ func repsFor(target, el time.Duration, reps int) int {
 	n := int(float64(reps) * float64(target) / float64(el))
 	return max(1, min(n, reps*100))
 }
+
+// rateRange turns a time per call of work units into rates: the median,
+// the lowest (from the slowest sample) and the highest.
+func rateRange(work float64, s Spread) (med, lo, hi float64) {
+	return work / s.Median, work / s.Max, work / s.Min
+}
+
+// round2 rounds to two decimals (Argon2id manages a few passes a second).
+func round2(x float64) float64 { return math.Round(100*x) / 100 }

@@ -11,7 +11,8 @@ import (
 
 // Report is the whole output of `cryptvol benchmark --format json`: the
 // machine, the run's settings and the results. Its JSON field names are
-// part of the command-line contract (DESIGN.md); fields are only added.
+// part of the command-line contract (docs/ARCHITECTURE.md); fields are
+// only added.
 type Report struct {
 	// CPU is the CPU model where the OS tells it, else "unknown".
 	CPU string `json:"cpu"`
@@ -36,6 +37,17 @@ type Report struct {
 	Threads int            `json:"threads"`
 	Ciphers []CipherResult `json:"ciphers,omitempty"`
 	KDF     []KDFResult    `json:"kdf,omitempty"`
+	// LoadAverage is the one-minute load average when the run started
+	// (-1 where the system does not tell); StealPercent the share of CPU
+	// time the hypervisor gave to other guests during the run.
+	LoadAverage  float64 `json:"load_average"`
+	StealPercent float64 `json:"steal_percent"`
+	// Warnings says what makes the figures less trustworthy (a busy
+	// machine, figures whose samples spread over more than 10%); Finish
+	// fills it.
+	Warnings []string `json:"warnings,omitempty"`
+
+	start cpuTimes
 }
 
 // NewReport describes this machine and the settings o resolves to; the
@@ -50,6 +62,8 @@ func NewReport(o Options) Report {
 		Features:        append([]string{}, p.Flags...),
 		Implementations: map[string]string{},
 		Threads:         o.threads(),
+		LoadAverage:     loadAverage(),
+		start:           readCPUTimes(),
 	}
 	if n, err := o.buffer(); err == nil {
 		r.Buffer = n

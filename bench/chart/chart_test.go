@@ -428,3 +428,52 @@ func TestNiceStep(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareSameWithinSpread: where two runs' min–max ranges overlap the
+// table says "same" (the difference is noise); where they are apart, the
+// ratio. Runs without ranges (older reports) keep their ratios.
+func TestCompareSameWithinSpread(t *testing.T) {
+	withRanges := func(label string, scale func(i int) float64, spread float64) *Run {
+		var rep map[string]any
+		json.Unmarshal(loadRun(t, KindCiphers).JSON, &rep)
+		for i, c := range rep["ciphers"].([]any) {
+			m := c.(map[string]any)
+			v := math.Round(m["mean_bps"].(float64) * scale(i))
+			m["mean_bps"], m["median_bps"] = v, v
+			m["min_bps"], m["max_bps"] = math.Round(v*(1-spread)), math.Round(v*(1+spread))
+		}
+		js, _ := json.Marshal(rep)
+		runs, err := Parse(label+".json", js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runs[0]
+	}
+	a := withRanges("one", func(int) float64 { return 1 }, 0.05)
+	// The first cipher 4% faster (inside both 5% spreads), the others 1.5x.
+	b := withRanges("two", func(i int) float64 {
+		if i == 0 {
+			return 1.04
+		}
+		return 1.5
+	}, 0.05)
+	c, err := Compare([]*Run{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rows := c.Table()
+	for i, row := range rows {
+		want := "same"
+		if i > 0 {
+			want = formatRatio(1.5)
+		}
+		if row[3] != want {
+			t.Errorf("%s: %q, want %q", row[0], row[3], want)
+		}
+	}
+	// Without ranges in one run, no "same".
+	c, _ = Compare([]*Run{loadRun(t, KindCiphers), b})
+	if _, rows := c.Table(); rows[0][3] == "same" {
+		t.Error("a run without ranges compared as same")
+	}
+}

@@ -20,6 +20,22 @@ type Comparison struct {
 	Items          []string
 	// Values[i][r] is item i in run r; NaN where that run lacks the item.
 	Values [][]float64
+	// Lo[i][r] and Hi[i][r] are that value's range over the run's samples
+	// (NaN for runs of versions that reported no range).
+	Lo, Hi [][]float64
+}
+
+// Same reports whether item i of run r and of the first run lie within
+// each other's spread (their ranges overlap): the difference between them
+// is noise, not a finding, and the table says "same" instead of a ratio.
+func (c *Comparison) Same(i, r int) bool {
+	lo0, hi0, lo, hi := c.Lo[i][0], c.Hi[i][0], c.Lo[i][r], c.Hi[i][r]
+	for _, v := range []float64{lo0, hi0, lo, hi} {
+		if math.IsNaN(v) {
+			return false
+		}
+	}
+	return lo <= hi0 && lo0 <= hi
 }
 
 // Compare lines the runs up; they must all be of one kind.
@@ -35,31 +51,39 @@ func Compare(runs []*Run) (*Comparison, error) {
 	}
 	c.Labels = uniqueLabels(runs)
 	index := map[string]int{}
-	set := func(item string, run int, v float64) {
+	nanRow := func() []float64 {
+		row := make([]float64, len(runs))
+		for j := range row {
+			row[j] = math.NaN()
+		}
+		return row
+	}
+	// setRange sets a value with its range (lo, hi; zero when unknown).
+	setRange := func(item string, run int, v, lo, hi float64) {
 		i, ok := index[item]
 		if !ok {
 			i = len(c.Items)
 			index[item] = i
 			c.Items = append(c.Items, item)
-			row := make([]float64, len(runs))
-			for j := range row {
-				row[j] = math.NaN()
-			}
-			c.Values = append(c.Values, row)
+			c.Values, c.Lo, c.Hi = append(c.Values, nanRow()), append(c.Lo, nanRow()), append(c.Hi, nanRow())
 		}
 		c.Values[i][run] = v
+		if lo > 0 && hi >= lo {
+			c.Lo[i][run], c.Hi[i][run] = lo, hi
+		}
 	}
+	set := func(item string, run int, v float64) { setRange(item, run, v, 0, 0) }
 	for ri, r := range runs {
 		switch c.Kind {
 		case KindCiphers:
 			c.Metric, c.HigherIsBetter = "Mean "+mbUnit, true
 			for _, x := range r.Ciphers {
-				set(x.Name, ri, float64(x.MeanBPS)/mb)
+				setRange(x.Name, ri, float64(x.MeanBPS)/mb, float64(x.MinBPS)/mb, float64(x.MaxBPS)/mb)
 			}
 		case KindKDF:
 			c.Metric, c.HigherIsBetter = "Unlock time (one header derivation), seconds", false
 			for _, k := range r.KDF {
-				set(prfLabel(k.PRF, k.Format), ri, k.HeaderSeconds)
+				setRange(prfLabel(k.PRF, k.Format), ri, k.HeaderSeconds, k.MinHeaderSeconds, k.MaxHeaderSeconds)
 			}
 		case KindMatrix:
 			c.Metric, c.HigherIsBetter = "Creation speed, "+mbUnit, true
@@ -119,7 +143,8 @@ func (c *Comparison) format(v float64) string {
 }
 
 // Table is the comparison as rows: the item, each run's value and, for
-// every run after the first, its ratio to the first.
+// every run after the first, its ratio to the first — or "same" where the
+// two lie within each other's spread.
 func (c *Comparison) Table() (head []string, rows [][]string) {
 	head = append(head, "")
 	for r, l := range c.Labels {
@@ -138,7 +163,11 @@ func (c *Comparison) Table() (head []string, rows [][]string) {
 				row = append(row, c.format(v))
 			}
 			if r > 0 {
-				row = append(row, formatRatio(c.Ratio(i, r)))
+				if c.Same(i, r) {
+					row = append(row, "same")
+				} else {
+					row = append(row, formatRatio(c.Ratio(i, r)))
+				}
 			}
 		}
 		rows = append(rows, row)

@@ -221,6 +221,8 @@ func runBenchCiphers(ctx context.Context, a *app, bf *benchFlags, args []string)
 	if err != nil {
 		return benchError(err)
 	}
+	r.Finish()
+	defer printBenchWarnings(a, r)
 	switch bf.format {
 	case "svg", "html":
 		return writeChart(a, bf.format, r)
@@ -228,9 +230,10 @@ func runBenchCiphers(ctx context.Context, a *app, bf *benchFlags, args []string)
 		return writeJSON(a.stdout, r)
 	case "csv":
 		w := csv.NewWriter(a.stdout)
-		w.Write([]string{"algorithm", "mode", "encrypt_bps", "decrypt_bps", "mean_bps", "sector_size"})
+		w.Write([]string{"algorithm", "mode", "encrypt_bps", "decrypt_bps", "mean_bps", "sector_size", "min_bps", "max_bps", "samples"})
 		for _, c := range r.Ciphers {
-			w.Write([]string{c.Name, c.Mode, itoa(c.EncryptBPS), itoa(c.DecryptBPS), itoa(c.MeanBPS), itoa(int64(c.SectorSize))})
+			w.Write([]string{c.Name, c.Mode, itoa(c.EncryptBPS), itoa(c.DecryptBPS), itoa(c.MeanBPS), itoa(int64(c.SectorSize)),
+				itoa(c.MinBPS), itoa(c.MaxBPS), strconv.Itoa(c.Samples)})
 		}
 		w.Flush()
 		return w.Error()
@@ -243,16 +246,17 @@ func runBenchCiphers(ctx context.Context, a *app, bf *benchFlags, args []string)
 			break
 		}
 	}
-	fmt.Fprintf(a.stdout, "Buffer %s, %d thread(s), %s; 1 MB = 2^20 bytes\n\n",
-		humanSize(int64(r.Buffer)), r.Threads, units)
+	fmt.Fprintf(a.stdout, "Buffer %s, %d thread(s), %s; 1 MB = 2^20 bytes\n", humanSize(int64(r.Buffer)), r.Threads, units)
+	fmt.Fprintf(a.stdout, "Medians of %d samples; Range is the mean's min–max over them\n\n", samplesOf(r))
 	width := len("Algorithm")
 	for _, c := range r.Ciphers {
 		width = max(width, len(c.Name))
 	}
-	fmt.Fprintf(a.stdout, "%-*s  %12s  %12s  %12s\n", width, "Algorithm", "Encryption", "Decryption", "Mean")
+	fmt.Fprintf(a.stdout, "%-*s  %12s  %12s  %12s  %s\n", width, "Algorithm", "Encryption", "Decryption", "Mean", "Range")
 	rate := func(bps int64) string { return progress.FormatRate(float64(bps)) + "/s" }
 	for _, c := range r.Ciphers {
-		fmt.Fprintf(a.stdout, "%-*s  %12s  %12s  %12s\n", width, c.Name, rate(c.EncryptBPS), rate(c.DecryptBPS), rate(c.MeanBPS))
+		fmt.Fprintf(a.stdout, "%-*s  %12s  %12s  %12s  %s – %s\n", width, c.Name, rate(c.EncryptBPS), rate(c.DecryptBPS), rate(c.MeanBPS),
+			progress.FormatRate(float64(c.MinBPS)), progress.FormatRate(float64(c.MaxBPS)))
 	}
 	return nil
 }
@@ -277,6 +281,8 @@ func runBenchKDF(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	if err != nil {
 		return benchError(err)
 	}
+	r.Finish()
+	defer printBenchWarnings(a, r)
 	switch bf.format {
 	case "svg", "html":
 		return writeChart(a, bf.format, r)
@@ -285,11 +291,12 @@ func runBenchKDF(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	case "csv":
 		w := csv.NewWriter(a.stdout)
 		w.Write([]string{"prf", "kdf", "iterations_per_second", "format", "pim", "header_iterations", "header_blocks",
-			"header_memory_kib", "header_seconds", "header_method"})
+			"header_memory_kib", "header_seconds", "header_method", "min_header_seconds", "max_header_seconds", "samples"})
 		for _, k := range r.KDF {
 			w.Write([]string{k.PRF, k.KDF, strconv.FormatFloat(k.IterationsPerSecond, 'f', -1, 64), k.Format,
 				strconv.Itoa(k.PIM), strconv.Itoa(k.HeaderIterations), strconv.Itoa(k.HeaderBlocks),
-				strconv.Itoa(k.HeaderMemoryKiB), strconv.FormatFloat(k.HeaderSeconds, 'f', 4, 64), k.HeaderMethod})
+				strconv.Itoa(k.HeaderMemoryKiB), strconv.FormatFloat(k.HeaderSeconds, 'f', 4, 64), k.HeaderMethod,
+				strconv.FormatFloat(k.MinHeaderSeconds, 'f', 4, 64), strconv.FormatFloat(k.MaxHeaderSeconds, 'f', 4, 64), strconv.Itoa(k.Samples)})
 		}
 		w.Flush()
 		return w.Error()
@@ -314,7 +321,7 @@ func runBenchKDF(ctx context.Context, a *app, bf *benchFlags, args []string) err
 			bench.MethodScaled:    fmt.Sprintf("scaled from %d MiB runs", k.ScaledFromKiB>>10),
 			bench.MethodMeasured:  "measured",
 		}[k.HeaderMethod]
-		rw.time = formatSeconds(k.HeaderSeconds) + " (" + how + ")"
+		rw.time = formatSeconds(k.HeaderSeconds) + " (" + how + "; " + formatSeconds(k.MinHeaderSeconds) + " – " + formatSeconds(k.MaxHeaderSeconds) + ")"
 		rows = append(rows, rw)
 	}
 	var w [3]int
@@ -325,6 +332,25 @@ func runBenchKDF(ctx context.Context, a *app, bf *benchFlags, args []string) err
 		fmt.Fprintf(a.stdout, "%-*s  %*s  %-*s  %s\n", w[0], rw.prf, w[1], rw.rate, w[2], rw.cost, rw.time)
 	}
 	return nil
+}
+
+// printBenchWarnings tells, on standard error (standard output may be
+// JSON or CSV), what makes a run's figures less trustworthy.
+func printBenchWarnings(a *app, r bench.Report) {
+	for _, w := range r.Warnings {
+		a.warnf("%s", w)
+	}
+}
+
+// samplesOf is the fewest samples behind a figure of the run.
+func samplesOf(r bench.Report) int {
+	n := 0
+	for i, c := range r.Ciphers {
+		if i == 0 || c.Samples < n {
+			n = c.Samples
+		}
+	}
+	return n
 }
 
 // formatSeconds prints a duration in seconds, or milliseconds below 0.1 s.

@@ -120,6 +120,9 @@ func runBenchCompare(ctx context.Context, a *app, bf *benchFlags, args []string)
 			Name   string     `json:"name"`
 			Values []*float64 `json:"values"`
 			Ratios []*float64 `json:"ratios"`
+			// Same[r]: run r and the first lie within each other's
+			// spread (their min–max ranges overlap).
+			Same []bool `json:"same"`
 		}
 		out := struct {
 			Kind           chart.Kind `json:"kind"`
@@ -133,6 +136,7 @@ func runBenchCompare(ctx context.Context, a *app, bf *benchFlags, args []string)
 			for r := range c.Labels {
 				it.Values = append(it.Values, finite(c.Values[i][r]))
 				it.Ratios = append(it.Ratios, finite(c.Ratio(i, r)))
+				it.Same = append(it.Same, r > 0 && c.Same(i, r))
 			}
 			out.Items = append(out.Items, it)
 		}
