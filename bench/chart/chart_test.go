@@ -6,11 +6,13 @@ import (
 	"encoding/xml"
 	"errors"
 	"flag"
+	"html"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -475,5 +477,41 @@ func TestCompareSameWithinSpread(t *testing.T) {
 	c, _ = Compare([]*Run{loadRun(t, KindCiphers), b})
 	if _, rows := c.Table(); rows[0][3] == "same" {
 		t.Error("a run without ranges compared as same")
+	}
+}
+
+// TestErrorBars: a run that reports ranges draws each mean's range as an
+// error bar at exactly its min and max, and lists it in the table.
+func TestErrorBars(t *testing.T) {
+	var rep map[string]any
+	json.Unmarshal(loadRun(t, KindCiphers).JSON, &rep)
+	want := map[string][2]float64{}
+	for _, c := range rep["ciphers"].([]any) {
+		m := c.(map[string]any)
+		v := m["mean_bps"].(float64)
+		m["min_bps"], m["max_bps"] = math.Round(v*0.9), math.Round(v*1.2)
+		want[m["name"].(string)] = [2]float64{math.Round(v*0.9) / mb, math.Round(v*1.2) / mb}
+	}
+	js, _ := json.Marshal(rep)
+	runs, err := Parse("ranges.json", js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := runs[0].ciphersView()
+	n := 0
+	for _, m := range regexp.MustCompile(`<g class="range" data-category="([^"]+)" data-series="Mean" data-min="([^"]+)" data-max="([^"]+)">`).FindAllStringSubmatch(v.svg, -1) {
+		lo, _ := strconv.ParseFloat(m[2], 64)
+		hi, _ := strconv.ParseFloat(m[3], 64)
+		w, ok := want[html.UnescapeString(m[1])]
+		if !ok || !near(lo, w[0]) || !near(hi, w[1]) {
+			t.Errorf("%s: range %g–%g, want %v", m[1], lo, hi, w)
+		}
+		n++
+	}
+	if n != len(want) {
+		t.Errorf("%d error bars, want %d", n, len(want))
+	}
+	if len(v.table.rows) == 0 || !strings.Contains(v.table.rows[0][4], "–") {
+		t.Errorf("table rows %q lack the range", v.table.rows)
 	}
 }

@@ -92,12 +92,23 @@ func (r *Run) ciphersView() view {
 		format: formatMBps,
 	}
 	c.subtitle = r.subtitle(fmt.Sprintf("buffer %s, %d thread(s)", sizeName(int64(r.Machine.Buffer)), r.Machine.Threads))
-	t := table{head: []string{"Algorithm", "Encryption", "Decryption", "Mean"}}
+	t := table{head: []string{"Algorithm", "Encryption", "Decryption", "Mean", "Range (min–max)"}}
 	for _, x := range r.Ciphers {
 		c.categories = append(c.categories, x.Name)
 		row := []float64{float64(x.EncryptBPS) / mb, float64(x.DecryptBPS) / mb, float64(x.MeanBPS) / mb}
 		c.values = append(c.values, row)
-		t.rows = append(t.rows, []string{x.Name, formatMBps(row[0]) + " MB/s", formatMBps(row[1]) + " MB/s", formatMBps(row[2]) + " MB/s"})
+		// The range is the mean's (reports before ranges have none).
+		nan := math.NaN()
+		lo, hi := nan, nan
+		if x.MinBPS > 0 {
+			lo, hi = float64(x.MinBPS)/mb, float64(x.MaxBPS)/mb
+		}
+		c.lo, c.hi = append(c.lo, []float64{nan, nan, lo}), append(c.hi, []float64{nan, nan, hi})
+		rng := "—"
+		if !math.IsNaN(lo) {
+			rng = formatMBps(lo) + " – " + formatMBps(hi) + " MB/s"
+		}
+		t.rows = append(t.rows, []string{x.Name, formatMBps(row[0]) + " MB/s", formatMBps(row[1]) + " MB/s", formatMBps(row[2]) + " MB/s", rng})
 	}
 	return view{c.svg(), t}
 }
@@ -123,6 +134,11 @@ func (r *Run) kdfView() view {
 		name := prfLabel(k.PRF, k.Format)
 		c.categories = append(c.categories, name)
 		c.values = append(c.values, []float64{k.HeaderSeconds})
+		lo, hi := math.NaN(), math.NaN()
+		if k.MinHeaderSeconds > 0 {
+			lo, hi = k.MinHeaderSeconds, k.MaxHeaderSeconds
+		}
+		c.lo, c.hi = append(c.lo, []float64{lo}), append(c.hi, []float64{hi})
 		t.rows = append(t.rows, []string{name, strconv.FormatFloat(k.IterationsPerSecond, 'f', 0, 64),
 			strconv.Itoa(k.HeaderIterations), formatSeconds(k.HeaderSeconds)})
 	}

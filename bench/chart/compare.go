@@ -201,6 +201,8 @@ func (c *Comparison) SVG() string {
 		categories: c.Items,
 		series:     c.Labels,
 		values:     c.Values,
+		lo:         c.Lo,
+		hi:         c.Hi,
 		format:     c.format,
 	}
 	return b.svg()

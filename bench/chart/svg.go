@@ -83,7 +83,19 @@ type barChart struct {
 	series          []string
 	// values[c][s]; NaN for no value (no bar drawn).
 	values [][]float64
+	// lo[c][s], hi[c][s]: the value's range over its samples, drawn as an
+	// error bar; nil, or NaN, where there is none.
+	lo, hi [][]float64
 	format func(float64) string // a bar's value label
+}
+
+// errorBar returns the range of bar (c, s), and whether it has one.
+func (c barChart) errorBar(ci, si int) (lo, hi float64, ok bool) {
+	if ci >= len(c.lo) || ci >= len(c.hi) || si >= len(c.lo[ci]) || si >= len(c.hi[ci]) {
+		return 0, 0, false
+	}
+	lo, hi = c.lo[ci][si], c.hi[ci][si]
+	return lo, hi, !math.IsNaN(lo) && !math.IsNaN(hi) && hi >= lo && lo > 0
 }
 
 const (
@@ -102,10 +114,13 @@ func (c barChart) svg() string {
 	x0 := labelW + 20
 	x1 := chartWidth - 80 // room for the value labels
 	maxV := 0.0
-	for _, row := range c.values {
-		for _, v := range row {
+	for ci, row := range c.values {
+		for si, v := range row {
 			if !math.IsNaN(v) {
 				maxV = max(maxV, v)
+			}
+			if _, hi, ok := c.errorBar(ci, si); ok {
+				maxV = max(maxV, hi)
 			}
 		}
 	}
@@ -152,7 +167,19 @@ func (c barChart) svg() string {
 			attrs := fmt.Sprintf(` class="bar" data-category="%s" data-series="%s" data-value="%s"`,
 				esc(cat), esc(name), strconv.FormatFloat(v, 'g', -1, 64))
 			s.rect(x0, by, math.Max(scale(v), 0.5), barHeight, palette[si%len(palette)], attrs)
-			s.text(x0+scale(v)+4, by+barHeight-2, 10, "start", ` fill="#333333"`, c.format(v))
+			labelX := x0 + scale(v)
+			if lo, hi, ok := c.errorBar(ci, si); ok {
+				// The range over the run's samples: a whisker with caps.
+				mid := by + barHeight/2
+				s.printf(`<g class="range" data-category="%s" data-series="%s" data-min="%s" data-max="%s">`,
+					esc(cat), esc(name), strconv.FormatFloat(lo, 'g', -1, 64), strconv.FormatFloat(hi, 'g', -1, 64))
+				s.line(x0+scale(lo), mid, x0+scale(hi), mid, "#222222")
+				s.line(x0+scale(lo), mid-3, x0+scale(lo), mid+3, "#222222")
+				s.line(x0+scale(hi), mid-3, x0+scale(hi), mid+3, "#222222")
+				s.printf("</g>\n")
+				labelX = max(labelX, x0+scale(hi))
+			}
+			s.text(labelX+4, by+barHeight-2, 10, "start", ` fill="#333333"`, c.format(v))
 		}
 	}
 	return s.document(c.title)
