@@ -391,7 +391,7 @@ func luks2ToLUKS1(dev volume.Device, h *luks2Header, o *ConvertOptions, rnd io.R
 	}
 	// Until the keyslots have moved, the LUKS1 header points at their
 	// LUKS2 places, the free keyslots wherever there is room.
-	start, ok := lay.placeFree(pos)
+	start, ok := lay.placeFree(pos, nil)
 	if !ok {
 		return cannot("luks1", "there is no room in the keyslots area for LUKS1's %d free keyslot places", luks1NumKeys-len(used))
 	}

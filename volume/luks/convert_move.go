@@ -66,17 +66,23 @@ func (l *luks1Layout) valid(pos [luks1NumKeys]int64) bool {
 }
 
 // placeFree gives the free keyslots of pos places that overlap nothing:
-// each keeps its place if it can (fewer header bytes change), the others
-// take the lowest free 4096-aligned ones; failing that, all of them do.
-// ok is false if there is no room.
-func (l *luks1Layout) placeFree(pos [luks1NumKeys]int64) (out [luks1NumKeys]int64, ok bool) {
-	if out, ok = l.fitFree(pos, true); ok {
+// each keeps its place if it can (fewer header bytes change); the others
+// take the lowest free 4096-aligned places, clear of every place in old
+// too if possible (the places of the header on disk: then the header can
+// change one sector at a time, each intermediate valid), failing that
+// wherever there is room, and failing that all free keyslots move. ok is
+// false if there is no room.
+func (l *luks1Layout) placeFree(pos [luks1NumKeys]int64, old []int64) (out [luks1NumKeys]int64, ok bool) {
+	if out, ok = l.fitFree(pos, true, old); ok {
 		return out, true
 	}
-	return l.fitFree(pos, false)
+	if out, ok = l.fitFree(pos, true, nil); ok {
+		return out, true
+	}
+	return l.fitFree(pos, false, nil)
 }
 
-func (l *luks1Layout) fitFree(pos [luks1NumKeys]int64, keep bool) (out [luks1NumKeys]int64, ok bool) {
+func (l *luks1Layout) fitFree(pos [luks1NumKeys]int64, keep bool, avoid []int64) (out [luks1NumKeys]int64, ok bool) {
 	out = pos
 	var placed []int64
 	for i := range out {
@@ -106,6 +112,7 @@ func (l *luks1Layout) fitFree(pos [luks1NumKeys]int64, keep bool) (out [luks1Num
 			homeless = append(homeless, i)
 		}
 	}
+	placed = append(placed, avoid...)
 	for _, i := range homeless {
 		p := (l.low + 4095) &^ 4095
 		for ; p+l.n <= l.limit && !free(p); p += 4096 {
@@ -126,7 +133,7 @@ func (l *luks1Layout) planMoves(pos [luks1NumKeys]int64, target map[int]int64) (
 	step := func(k int, to int64, inPlace bool) error {
 		next := pos
 		next[k] = to
-		next, ok := l.placeFree(next)
+		next, ok := l.placeFree(next, pos[:])
 		if !ok {
 			return fmt.Errorf("no room for the free keyslots while keyslot %d moves to %d", k, to)
 		}
@@ -154,7 +161,16 @@ func (l *luks1Layout) planMoves(pos [luks1NumKeys]int64, target map[int]int64) (
 		if len(pending) == 0 {
 			return steps, nil
 		}
-		sort.Ints(pending)
+		// The keyslots all move the same way: the one furthest ahead
+		// first, so that the layout stays what it was (with room for the
+		// free keyslots) behind it and becomes the target ahead of it.
+		sort.Slice(pending, func(a, b int) bool {
+			pa, pb := pos[pending[a]], pos[pending[b]]
+			if target[pending[a]] > pa {
+				return pa > pb
+			}
+			return pa < pb
+		})
 		k := -1
 		for _, c := range pending {
 			if clear(target[c], c, false) {
@@ -182,7 +198,7 @@ func (l *luks1Layout) planMoves(pos [luks1NumKeys]int64, target map[int]int64) (
 			}
 			next := pos
 			next[k] = p
-			if _, ok := l.placeFree(next); ok {
+			if _, ok := l.placeFree(next, pos[:]); ok {
 				via = p
 				break
 			}
@@ -246,9 +262,13 @@ func rewriteLUKS1(dev volume.Device, old, next *luks1Header) error {
 		}
 	}
 	if len(changed) == 2 {
-		mixed := append(append([]byte{}, b[0]...), a[1]...)
-		if _, err := parseLUKS1(mixed, dev.Size()); err != nil {
-			changed = []int{1, 0}
+		// The first sector new and the second old, or the other way.
+		firstNew := append(append([]byte{}, b[0]...), a[1]...)
+		secondNew := append(append([]byte{}, a[0]...), b[1]...)
+		if _, err := parseLUKS1(firstNew, dev.Size()); err != nil {
+			if _, err := parseLUKS1(secondNew, dev.Size()); err == nil {
+				changed = []int{1, 0}
+			}
 		}
 	}
 	for _, i := range changed {
