@@ -34,10 +34,15 @@ hidden volume's with --hidden and the hidden password.
 --to luks2 and --to luks1 convert a LUKS header as cryptsetup convert does,
 refusing what the target cannot hold (LUKS1 has no Argon2, at most 8
 keyslots, no tokens, only 512-byte sectors and one hash for everything).
-No passphrase is needed: every keyslot carries over.
+No passphrase is needed: every keyslot carries over. The keyslots move to
+where cryptsetup's conversion puts them (28 KiB on for LUKS2, back for
+LUKS1), so either tool converts the other's result.
 
 Either way the header is rewritten so that a crash at any moment leaves a
-volume that opens, in the old format or the new one.
+volume that opens, in the old format or the new one. The one exception is
+a LUKS header whose keyslots area has no free place as big as a keyslot
+(eight 512-bit keyslots in 2 MiB): there each keyslot is copied over
+itself, as cryptsetup copies them all, and a crash in that copy loses it.
 
 Examples:
   cryptvol convert old.tc --to veracrypt --password-file pw.txt

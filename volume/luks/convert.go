@@ -113,6 +113,18 @@ func luks1ToLUKS2(dev volume.Device, h *luks1Header, rnd io.Reader) error {
 	// the end of the header file).
 	limit := int64(h.PayloadOff) * 512
 	if limit == 0 {
+		// A detached header file grows by the shift if it must (a
+		// header file as big as its keyslots, which cryptsetup would
+		// refuse): zeros after everything LUKS1 uses.
+		if need := end + convertShift; dev.Size() < need {
+			dev = &growingDevice{Device: dev, size: dev.Size()}
+			if err := zeroRange(dev, dev.Size(), need-dev.Size(), true); err != nil {
+				return err
+			}
+			if err := dev.Sync(); err != nil {
+				return err
+			}
+		}
 		limit = dev.Size()
 	}
 	ksSize := min(limit-2*hdrSize, maxKeyslotsSize) &^ 4095
@@ -121,112 +133,62 @@ func luks1ToLUKS2(dev volume.Device, h *luks1Header, rnd io.Reader) error {
 	}
 	ksEnd := 2*hdrSize + ksSize
 	n := afSectors(int(h.KeyBytes), luks1Stripes) * 512
-	area := int64(luks2AreaSize(int(h.KeyBytes), luks1Stripes))
-	usable := func(off int64) bool { return off >= 2*hdrSize && off%4096 == 0 && off+area <= ksEnd }
-
-	// Keyslots whose material lies under the LUKS2 headers (or is not
-	// where a LUKS2 area can be) trade places with a free keyslot.
-	next := *h
-	type move struct{ from, to int64 }
-	var moves []move
-	for i := range next.Slots {
-		if next.Slots[i].Active != luks1SlotEnabled {
-			continue
-		}
-		off, _ := next.slotMaterial(i)
-		if usable(off) && !overlapsActive(&next, i, off, area) {
-			continue
-		}
-		j := freeSlotFor(&next, i, area, usable)
-		if j < 0 {
-			return cannot("luks2", "keyslot %d's material lies where the LUKS2 header goes (bytes %d..%d) and no free keyslot in the header's first sector (1 to 5) has a place for it: remove a keyslot first", i, off, off+n)
-		}
-		dst, _ := next.slotMaterial(j)
-		moves = append(moves, move{off, dst})
-		next.Slots[i].Offset, next.Slots[j].Offset = next.Slots[j].Offset, next.Slots[i].Offset
+	if first := h.firstSlotOffset(); first < luks1AlignKeyslots {
+		return cannot("luks2", "the first keyslot starts at %d, before %d (cryptsetup converts only that layout)", first, luks1AlignKeyslots)
 	}
-	meta, err := luks2MetaFromLUKS1(&next, hdrSize, ksSize, area)
+	if end+convertShift > limit {
+		return cannot("luks2", "the keyslots end at %d: moving them %d bytes on for the LUKS2 headers needs room up to %d, and the data starts at %d", end, convertShift, end+convertShift, limit)
+	}
+	// The area size cryptsetup gives every keyslot: LUKS1's distance
+	// between keyslots 0 and 1.
+	area := int64(h.Slots[1].Offset) - int64(h.Slots[0].Offset)
+	if area *= 512; area < n || area%4096 != 0 {
+		area = int64(luks2AreaSize(int(h.KeyBytes), luks1Stripes))
+	}
+	lay := &luks1Layout{n: n, low: luks1AlignKeyslots, limit: limit}
+	var pos [luks1NumKeys]int64
+	target := map[int]int64{}
+	for i := range h.Slots {
+		pos[i], _ = h.slotMaterial(i)
+		if lay.active[i] = h.Slots[i].Active == luks1SlotEnabled; lay.active[i] {
+			target[i] = pos[i] + convertShift
+			if target[i]+area > ksEnd {
+				return cannot("luks2", "keyslot %d would end at %d, past the LUKS2 keyslots area's end at %d", i, target[i]+area, ksEnd)
+			}
+		}
+	}
+	meta, err := luks2MetaFromLUKS1(h, target, hdrSize, ksSize, area)
 	if err != nil {
 		return err
 	}
-	if len(moves) > 0 {
-		for _, m := range moves {
-			material, err := readAt(dev, m.from, n)
-			if err != nil {
-				return err
-			}
-			err = writeAt(dev, material, m.to, false)
-			clear(material)
-			if err != nil {
-				return err
-			}
-		}
-		if err := dev.Sync(); err != nil {
-			return err
-		}
-		// The keyslot descriptors 0..5 lie in the first sector: one
-		// atomic write swaps the offsets.
-		if err := writeAt(dev, next.marshal()[:512], 0, false); err != nil {
-			return err
-		}
-		if err := dev.Sync(); err != nil {
-			return err
-		}
+	steps, err := lay.planMoves(pos, target)
+	if err != nil {
+		return cannot("luks2", "%v", err)
+	}
+	cur := *h
+	left, err := moveKeyslots(dev, &cur, n, steps)
+	if err != nil {
+		return err
 	}
 	h2 := &luks2Header{bin: binHeader{Size: hdrSize, CsumAlg: "sha256", UUID: h.UUID}}
 	if err := commitLUKS2Secondary1st(dev, h2, meta, rnd); err != nil {
 		return err
 	}
-	// What the moved keyslots left in the keyslots area is stale key
-	// material: wipe it (the part under the headers is gone already).
-	for _, m := range moves {
-		if e := m.from + n; e > 2*hdrSize {
-			s := max(m.from, 2*hdrSize)
-			if err := wipe(dev, s, e-s, rnd); err != nil {
-				return err
-			}
-		}
+	// What the moves left in the keyslots area is stale key material
+	// (the part under the headers is gone already).
+	var inUse []int64
+	for _, t := range target {
+		inUse = append(inUse, t)
+	}
+	if err := wipeLeft(dev, left, n, inUse, 2*hdrSize, rnd); err != nil {
+		return err
 	}
 	return dev.Sync()
 }
 
-// overlapsActive reports whether [off, off+n) overlaps the material of an
-// active keyslot other than i.
-func overlapsActive(h *luks1Header, i int, off, n int64) bool {
-	for j := range h.Slots {
-		if j == i || h.Slots[j].Active != luks1SlotEnabled {
-			continue
-		}
-		o, m := h.slotMaterial(j)
-		if off < o+m && o < off+n {
-			return true
-		}
-	}
-	return false
-}
-
-// freeSlotFor finds an inactive keyslot among 1..5 (their descriptors lie
-// in the header's first sector with keyslot 0's) whose place can hold
-// keyslot i's LUKS2 area, or -1.
-func freeSlotFor(h *luks1Header, i int, area int64, usable func(int64) bool) int {
-	if i > 5 {
-		return -1
-	}
-	for j := 5; j >= 0; j-- {
-		if j == i || h.Slots[j].Active == luks1SlotEnabled {
-			continue
-		}
-		off, _ := h.slotMaterial(j)
-		if usable(off) && !overlapsActive(h, i, off, area) {
-			return j
-		}
-	}
-	return -1
-}
-
 // luks2MetaFromLUKS1 builds the LUKS2 metadata cryptsetup's conversion
-// writes for h, every active keyslot's area at its LUKS1 place.
-func luks2MetaFromLUKS1(h *luks1Header, hdrSize, ksSize, area int64) (*metadata, error) {
+// writes for h, every active keyslot i's area at at[i].
+func luks2MetaFromLUKS1(h *luks1Header, at map[int]int64, hdrSize, ksSize, area int64) (*metadata, error) {
 	cipher := h.CipherName
 	if h.CipherMode != "" {
 		cipher += "-" + h.CipherMode
@@ -238,7 +200,7 @@ func luks2MetaFromLUKS1(h *luks1Header, hdrSize, ksSize, area int64) (*metadata,
 		if s.Active != luks1SlotEnabled {
 			continue
 		}
-		off, _ := h.slotMaterial(i)
+		off := at[i]
 		id := fmt.Sprint(i)
 		ids = append(ids, id)
 		keyslots[id] = map[string]any{
@@ -405,28 +367,56 @@ func luks2ToLUKS1(dev volume.Device, h *luks2Header, o *ConvertOptions, rnd io.R
 	if c := d.Config; c != nil && len(c.Flags) > 0 {
 		o.warn(fmt.Sprintf("the activation flags %v are dropped: LUKS1 has none", c.Flags))
 	}
-	// Everything checked: from here on the header changes.
-	if err := clearLowPlace(dev, h, (perSlot+4095)&^4095, rnd); err != nil {
-		return err
-	}
-	if areas, err = h.meta.areas(); err != nil {
-		return err
-	}
+	// The LUKS1 places cryptsetup gives the keyslots: those in use move
+	// convertShift bytes down (it moves the whole keyslots area), the
+	// free ones go where it finds room for them.
+	n := int64(perSlot)
+	lay := &luks1Layout{n: n, low: luks1AlignKeyslots, limit: h.areaEnd()}
+	var pos [luks1NumKeys]int64
+	target := map[int]int64{}
 	for i := range used {
-		nh.Slots[i].Offset = uint32(areas[fmt.Sprint(i)].off / 512)
+		lay.active[i] = true
+		pos[i] = int64(areas[fmt.Sprint(i)].off)
+		target[i] = pos[i] - convertShift
 	}
-	// Free keyslots need places too: LUKS1 checks that no two keyslots'
-	// material overlaps, active or not. cryptsetup converts a LUKS1 header
-	// back to LUKS2 only if some keyslot starts at 4096, its place since
-	// cryptsetup 1.1: a free one goes there.
-	if err := placeFreeSlots(nh, used, areas, perSlot, h.areaEnd()); err != nil {
+	final, err := cryptsetupFreePlaces(h, areas, used, keyBytes)
+	if err != nil {
 		return err
+	}
+	for i, t := range target {
+		final[i] = t
+	}
+	if !lay.valid(final) {
+		return cannot("luks1", "the LUKS1 keyslots would overlap (LUKS2 keyslot areas at %v)", areas)
+	}
+	// Until the keyslots have moved, the LUKS1 header points at their
+	// LUKS2 places, the free keyslots wherever there is room.
+	start, ok := lay.placeFree(pos, nil)
+	if !ok {
+		return cannot("luks1", "there is no room in the keyslots area for LUKS1's %d free keyslot places", luks1NumKeys-len(used))
+	}
+	steps, err := lay.planMoves(start, target)
+	if err != nil {
+		return cannot("luks1", "%v", err)
 	}
 	nh.spec = seg.Spec
-	raw := nh.marshal()
-	if _, err := parseLUKS1(raw, dev.Size()); err != nil {
-		return cannot("luks1", "the LUKS1 header would not be valid: %v", err)
+	for i, p := range start {
+		nh.Slots[i].Offset = uint32(p / 512)
+		if !used[i] {
+			nh.Slots[i] = luks1Slot{Active: luks1SlotDisabled, Offset: uint32(p / 512), Stripes: luks1Stripes}
+		}
 	}
+	last := *nh
+	for i, p := range final {
+		last.Slots[i].Offset = uint32(p / 512)
+	}
+	for _, c := range []*luks1Header{nh, &last} {
+		if _, err := parseLUKS1(c.marshal(), dev.Size()); err != nil {
+			return cannot("luks1", "the LUKS1 header would not be valid: %v", err)
+		}
+	}
+	// Everything checked: from here on the header changes.
+	raw := nh.marshal()
 	sector2 := make([]byte, 512)
 	copy(sector2, raw[512:])
 	if err := writeAt(dev, sector2, 512, false); err != nil {
@@ -442,87 +432,61 @@ func luks2ToLUKS1(dev volume.Device, h *luks2Header, o *ConvertOptions, rnd io.R
 		return err
 	}
 	// The rest of both LUKS2 copies: zeros, as cryptsetup leaves the space
-	// before the first keyslot.
-	if err := zeroRange(dev, 1024, 2*int64(h.size())-1024); err != nil {
+	// before the first keyslot. No keyslot in use is there yet.
+	if err := zeroRange(dev, 1024, 2*int64(h.size())-1024, false); err != nil {
+		return err
+	}
+	if err := dev.Sync(); err != nil {
+		return err
+	}
+	left, err := moveKeyslots(dev, nh, n, steps)
+	if err != nil {
+		return err
+	}
+	if err := rewriteLUKS1(dev, nh, &last); err != nil {
+		return err
+	}
+	var inUse []int64
+	for _, t := range target {
+		inUse = append(inUse, t)
+	}
+	if err := wipeLeft(dev, left, n, inUse, luks1AlignKeyslots, rnd); err != nil {
 		return err
 	}
 	return dev.Sync()
 }
 
-// clearLowPlace moves, within LUKS2, a keyslot area that overlaps the
-// LUKS1 place [4096, 4096+stride) elsewhere, so a free LUKS1 keyslot can
-// sit there (see placeFreeSlots). The material is written to its new area
-// before the header points there, and the old area wiped after.
-func clearLowPlace(dev volume.Device, h *luks2Header, stride int64, rnd io.Reader) error {
-	low := int64(luks1AlignKeyslots) + stride
-	for _, id := range sortedIDs(h.meta.doc.Keyslots) {
-		areas, err := h.meta.areas()
-		if err != nil {
-			return err
-		}
-		a := areas[id]
-		if int64(a.off) >= low {
+// cryptsetupFreePlaces gives the free LUKS1 keyslots (those not in used)
+// the places cryptsetup's conversion gives them: in LUKS2 terms, the
+// first gap from the end of the headers big enough for a keyslot of the
+// volume key's size, each taken in turn, moved down by convertShift.
+func cryptsetupFreePlaces(h *luks2Header, areas map[string]interval, used map[int]bool, keyBytes int) ([luks1NumKeys]int64, error) {
+	var out [luks1NumKeys]int64
+	taken := make([]interval, 0, len(areas)+luks1NumKeys)
+	for _, a := range areas {
+		taken = append(taken, a)
+	}
+	size := (uint64(keyBytes)*luks1Stripes + 4095) &^ 4095
+	end := h.meta.keyslotsEnd(h.size())
+	for i := range out {
+		if used[i] {
 			continue
 		}
-		// The new area overlaps neither the old one nor [0, low).
-		off, err := findAreaAbove(h.meta, h.size(), a.len, uint64(low))
-		if err != nil {
-			return cannot("luks1", "keyslot %s lies where LUKS1's first keyslot goes and the keyslots area has no room to move it: %v", id, err)
+		sort.Slice(taken, func(a, b int) bool { return taken[a].off < taken[b].off })
+		off := 2 * h.size()
+		for _, a := range taken {
+			if off < a.off && off+size <= a.off {
+				break
+			}
+			off = a.off + a.len
 		}
-		material, err := readAt(dev, int64(a.off), int64(a.len))
-		if err != nil {
-			return err
+		if off+size > end {
+			return out, cannot("luks1", "there is no room in the keyslots area for free keyslot %d (cryptsetup says: not enough space in header keyslot area)", i)
 		}
-		err = writeAt(dev, material, int64(off), false)
-		clear(material)
-		if err != nil {
-			return err
-		}
-		if err := dev.Sync(); err != nil {
-			return err
-		}
-		meta, err := editLUKS2(h, func(raw map[string]any) {
-			ks := object(raw, "keyslots")[id].(map[string]any)
-			object(ks, "area")["offset"] = fmt.Sprint(off)
-		})
-		if err != nil {
-			return err
-		}
-		if err := commitLUKS2(dev, h, meta, rnd, false); err != nil {
-			return err
-		}
-		if err := wipe(dev, int64(a.off), int64(a.len), rnd); err != nil {
-			return err
-		}
+		taken = append(taken, interval{off, size})
+		out[i] = int64(off) - convertShift
 	}
-	return nil
-}
-
-// findAreaAbove is findArea for places at or above min.
-func findAreaAbove(meta *metadata, hdrSize, n uint64, min uint64) (uint64, error) {
-	areas, err := meta.areas()
-	if err != nil {
-		return 0, err
-	}
-	used := []interval{{0, min}}
-	for _, a := range areas {
-		used = append(used, a)
-	}
-	sort.Slice(used, func(i, j int) bool { return used[i].off < used[j].off })
-	end := meta.keyslotsEnd(hdrSize)
-	off := 2 * hdrSize
-	for _, a := range used {
-		if off+n <= a.off {
-			break
-		}
-		if a.off+a.len > off {
-			off = (a.off + a.len + 4095) &^ 4095
-		}
-	}
-	if off+n > end {
-		return 0, fmt.Errorf("no room for a %d-byte area", n)
-	}
-	return off, nil
+	return out, nil
 }
 
 // sameSpec reports whether the cipher text names spec.
@@ -531,47 +495,12 @@ func sameSpec(text string, spec CipherSpec) bool {
 	return err == nil && s == spec
 }
 
-// placeFreeSlots gives the inactive LUKS1 keyslots places from 4096 on
-// (the LUKS2 header under the first ones is gone once the volume is LUKS1)
-// that overlap no keyslot in use, the lowest first.
-func placeFreeSlots(h *luks1Header, used map[int]bool, areas map[string]interval, perSlot, end int64) error {
-	type span struct{ off, end int64 }
-	var taken []span
-	for id, a := range areas {
-		if used[atoiID(id)] {
-			taken = append(taken, span{int64(a.off), int64(a.off + a.len)})
-		}
-	}
-	stride := (perSlot + 4095) &^ 4095
-	for i := range h.Slots {
-		if used[i] {
-			continue
-		}
-		sort.Slice(taken, func(a, b int) bool { return taken[a].off < taken[b].off })
-		off := int64(luks1AlignKeyslots)
-		for _, t := range taken {
-			if off+perSlot <= t.off {
-				break
-			}
-			if t.end > off {
-				off = (t.end + 4095) &^ 4095
-			}
-		}
-		if off+perSlot > end {
-			return cannot("luks1", "there is no room in the keyslots area for LUKS1's %d free keyslot places", luks1NumKeys-len(used))
-		}
-		h.Slots[i] = luks1Slot{Active: luks1SlotDisabled, Offset: uint32(off / 512), Stripes: luks1Stripes}
-		taken = append(taken, span{off, off + stride})
-	}
-	return nil
-}
-
-// zeroRange writes n zero bytes at off.
-func zeroRange(dev volume.Device, off, n int64) error {
+// zeroRange writes n zero bytes at off (past the device's end if grow).
+func zeroRange(dev volume.Device, off, n int64, grow bool) error {
 	buf := make([]byte, min(n, 1<<20))
 	for done := int64(0); done < n; {
 		k := min(int64(len(buf)), n-done)
-		if err := writeAt(dev, buf[:k], off+done, false); err != nil {
+		if err := writeAt(dev, buf[:k], off+done, grow); err != nil {
 			return err
 		}
 		done += k

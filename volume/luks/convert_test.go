@@ -267,8 +267,7 @@ func TestConvertToLUKS1Refuses(t *testing.T) {
 }
 
 // TestConvertCreatedBothWays converts volumes made here with several
-// keyslots (the first sector's free keyslots then hold the moved one)
-// and a detached header.
+// keyslots and a detached header.
 func TestConvertCreatedBothWays(t *testing.T) {
 	ctx := context.Background()
 	p, dev := newImage(t, 20<<20)
@@ -310,7 +309,11 @@ func TestConvertCreatedBothWays(t *testing.T) {
 		t.Fatal("native LUKS2 to LUKS1 (ours) and back (cryptsetup): key, data or format changed")
 	}
 
-	// With keyslots 0 to 5 all in use, keyslot 0 has nowhere to go.
+	// With keyslots 0 to 5 all in use, every keyslot still moves to where
+	// cryptsetup's conversion puts it (by way of the free places), and
+	// cryptsetup takes the result back to LUKS1. (Before issue 29 this
+	// was refused: keyslot 0 only ever traded places with a free keyslot
+	// among 1 to 5.)
 	p2, dev2 := newImage(t, 20<<20)
 	if _, err := Create(ctx, dev2, CreateOptions{Type: "luks1", KDF: fastKDF("pbkdf2"), Quick: true}, pw("0")); err != nil {
 		t.Fatal(err)
@@ -320,12 +323,15 @@ func TestConvertCreatedBothWays(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before, _ := os.ReadFile(p2)
-	if err := Convert(ctx, dev2, "luks2", ConvertOptions{}); !errors.Is(err, ErrCannotConvert) {
+	key2, sum2, _ := dataSum(t, p2, pw("0"))
+	if err := Convert(ctx, dev2, "luks2", ConvertOptions{}); err != nil {
 		t.Fatalf("six keyslots: %v", err)
 	}
-	if after, _ := os.ReadFile(p2); string(after) != string(before) {
-		t.Fatal("the refused conversion changed the file")
+	mustCryptsetup(t, "", "convert", "--batch-mode", "--type", "luks1", p2)
+	for i := 0; i <= 5; i++ {
+		if k, s2, f := dataSum(t, p2, pw(fmt.Sprint(i))); string(k) != string(key2) || s2 != sum2 || f != "luks1" {
+			t.Fatalf("six keyslots, ours to LUKS2 and cryptsetup's back: keyslot %d: key, data or format (%s) changed", i, f)
+		}
 	}
 
 	// A detached LUKS1 header.
