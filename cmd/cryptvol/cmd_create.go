@@ -287,6 +287,7 @@ func formatNew(dev volume.Device, u *volume.Unlocked, fsOpts *fat.FormatOptions)
 
 // createHidden places a hidden volume inside an existing outer volume.
 func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) bool }, cf *credFlags, f *createFlags, path string, size int64, creds volume.Credentials, opts tcrypt.CreateOptions, fsOpts *fat.FormatOptions) error {
+	f.outerKeyfiles = nonEmpty(f.outerKeyfiles)
 	if f.outerPasswordFile == "" && len(f.outerKeyfiles) == 0 && (cf.nonInteractive || !stdinIsTerminal()) {
 		return usageError(errors.New("--hidden needs the outer volume's credentials: --outer-password-file FILE (or --outer-keyfile)"))
 	}

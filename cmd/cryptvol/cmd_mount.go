@@ -325,12 +325,22 @@ func runMountDaemonProcess(ctx context.Context, a *app, args []string, s daemonS
 	var de *mount.DaemonError
 	if errors.As(err, &de) {
 		if de.Code == exitAuth {
-			return fmt.Errorf("%w: %s", volume.ErrWrongPassword, de.Msg)
+			// The daemon's message already says "wrong password ...":
+			// keep it as it is, only classify it.
+			return authError{de.Msg}
 		}
 		return withCode(de.Code, errors.New(de.Msg))
 	}
 	return err
 }
+
+// authError is the mount daemon's failure to unlock: its message as the
+// daemon printed it, classified as volume.ErrWrongPassword (exit 2, and
+// withTries asks again).
+type authError struct{ msg string }
+
+func (e authError) Error() string { return e.msg }
+func (e authError) Unwrap() error { return volume.ErrWrongPassword }
 
 func protectKeyfiles(c *volume.Credentials) []string {
 	if c == nil {

@@ -67,7 +67,11 @@ func (cf *credFlags) addCompatFlags(fs *pflag.FlagSet) {
 // applyCompat turns the spellings into the credential flags.
 func (cf *credFlags) applyCompat(a *app, fs *pflag.FlagSet) error {
 	x := &cf.compat
-	cf.keyfiles = append(cf.keyfiles, splitKeyfiles(x.keyfileList)...)
+	// VeraCrypt spells "no keyfiles" -k "" (and --keyfiles ""): an empty
+	// name is never a keyfile (filepath.Abs would make it the current
+	// directory, whose files would all become keyfiles).
+	cf.keyfiles = append(nonEmpty(cf.keyfiles), splitKeyfiles(x.keyfileList)...)
+	cf.hiddenKeyfiles = nonEmpty(cf.hiddenKeyfiles)
 	x.keyfileList = nil
 	if x.truecrypt {
 		cf.typ = "truecrypt"

@@ -87,3 +87,15 @@ func splitKeyfiles(list []string) []string {
 	}
 	return out
 }
+
+// nonEmpty is list without its empty names: -k "" is VeraCrypt's "no
+// keyfiles".
+func nonEmpty(list []string) []string {
+	var out []string
+	for _, k := range list {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
