@@ -42,9 +42,36 @@ func parseFlags(fs *pflag.FlagSet, c *command, a *app, args []string) error {
 	if a.quiet && a.verbose {
 		return usageError(errors.New("-q/--quiet and -v/--verbose contradict each other"))
 	}
+	if err := onePasswordSource(fs); err != nil {
+		return err
+	}
 	if cf != nil {
 		delete(credFlagsOf, fs)
 		return cf.applyCompat(a, fs)
+	}
+	return nil
+}
+
+// passwordSources are the flags that each give the whole password; two
+// of them are a mistake (which one was meant?), never silently one.
+var passwordSources = []string{"password-file", "password", "key-file"}
+
+// onePasswordSource refuses a command line that gives the password twice.
+func onePasswordSource(fs *pflag.FlagSet) error {
+	var given []string
+	for _, name := range passwordSources {
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		spelling := "--" + name
+		if f.Shorthand != "" {
+			spelling = "-" + f.Shorthand + "/" + spelling
+		}
+		given = append(given, spelling)
+	}
+	if len(given) > 1 {
+		return usageError(fmt.Errorf("%s each give the password: give only one", strings.Join(given, " and ")))
 	}
 	return nil
 }
