@@ -76,7 +76,7 @@ type createFlags struct {
 func runCreate(ctx context.Context, a *app, args []string) error {
 	c := commands["create"]
 	fl := newFlags(c, a)
-	cf := addCredFlags(fl)
+	cf := addCreateCredFlags(fl)
 	var f createFlags
 	fl.StringVar(&f.size, "size", "", "container size (K, M, G, T suffixes; plain number = bytes); for --hidden the hidden volume's size")
 	fl.StringVar(&f.volumeType, "volume-type", "normal", "normal or hidden (TrueCrypt spelling of --hidden)")

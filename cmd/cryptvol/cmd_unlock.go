@@ -23,8 +23,8 @@ func init() {
 
 Unlocks VOLUME and keeps it unlocked, so that ls, get, put, rm, mkdir, mv,
 df, mount, info and export on it ask for no password and derive no key,
-until 'cryptvol lock VOLUME' (or --all) or the timeout. Giving a command
-credentials anyway opens the volume with them instead.
+until 'cryptvol lock VOLUME' (or 'cryptvol lock --all') or the timeout.
+Giving a command credentials anyway opens the volume with them instead.
 
 What is kept is the unlocked header (the master keys, the cipher and where
 the data area is), never the password, and never on disk: on Linux in the

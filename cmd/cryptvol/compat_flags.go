@@ -40,6 +40,13 @@ func (cf *credFlags) addCompatFlags(fs *pflag.FlagSet) {
 	add("keyfiles", func() {
 		fs.StringArrayVar(&x.keyfileList, "keyfiles", nil, "comma-separated keyfiles (VeraCrypt spelling of -k)")
 	})
+	if cf.creating {
+		add = func(name string, def func()) {
+			if name != "mount-options" && name != "protect-hidden" && fs.Lookup(name) == nil {
+				def()
+			}
+		}
+	}
 	add("mount-options", func() {
 		if fs.ShorthandLookup("m") == nil {
 			fs.StringSliceVarP(&x.mountOptions, "mount-options", "m", nil, "VeraCrypt mount options: ro (readonly), system, timestamp, nokernelcrypto")

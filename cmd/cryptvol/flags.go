@@ -88,11 +88,30 @@ func helpText(c *command, fs *pflag.FlagSet) string {
 	if fs == nil || strings.Contains(u, "\nOptions:\n") {
 		return u
 	}
-	opts := "Options:\n" + fs.FlagUsages()
+	opts := "Options:\n" + fs.FlagUsages() + otherSpellings(fs)
 	if i := strings.Index(u, "\nExample"); i >= 0 {
 		return u[:i+1] + opts + u[i:]
 	}
 	return u + "\n" + opts
+}
+
+// otherSpellings lists the hidden flags of fs (other tools' spellings,
+// kept out of the option list above): every option a command accepts is
+// named in its help.
+func otherSpellings(fs *pflag.FlagSet) string {
+	shown := pflag.NewFlagSet(fs.Name(), pflag.ContinueOnError)
+	shown.SortFlags = false
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			g := *f
+			g.Hidden = false
+			shown.AddFlag(&g)
+		}
+	})
+	if !shown.HasFlags() {
+		return ""
+	}
+	return "Also accepted, as other tools spell them:\n" + shown.FlagUsages()
 }
 
 // wantArgs checks the number of positional arguments; the error names what

@@ -12,7 +12,7 @@ import (
 // --password-file, -p, or a terminal prompt asked twice. Keyfile-only
 // volumes may have an empty password.
 func (cf *credFlags) newPassword(a *app, fs *pflag.FlagSet, what string, haveKeyfiles bool) ([]byte, error) {
-	if cf.passwordFile != "" || fs.Changed("password") {
+	if cf.passwordFile != "" || fs.Changed("password") || cf.compat.keyFile != "" {
 		pw, err := cf.readPassword(a, fs, cf.passwordFile, "password", "", haveKeyfiles)
 		if err != nil {
 			return nil, err
