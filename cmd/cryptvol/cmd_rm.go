@@ -32,6 +32,10 @@ Example:
 		summary: "create directories inside a volume",
 		usage: `Usage: cryptvol mkdir VOLUME PATH... [--parents] [credentials]
 
+Makes the directories PATH... in the filesystem inside VOLUME (FAT, exFAT,
+ext2/3/4 or NTFS), with the current time. A PATH that exists, or whose
+parent does not, is an error (exit 1) unless --parents, which makes the
+missing parents too and leaves existing directories as they are.
 (-p means --password, as in TrueCrypt, so parents has no short form.)
 
 Example:
