@@ -62,7 +62,10 @@ func runGet(ctx context.Context, a *app, args []string) error {
 	defer done()
 	st, err := fsys.Stat(src)
 	if err != nil {
-		return fsError(err)
+		if _, lerr := fsys.Lstat(src); lerr != nil {
+			return inVolume(fsError(err)) // PATH names nothing
+		}
+		return fsError(err) // a link that cannot be followed
 	}
 	if dest == "-" {
 		if st.IsDir() {

@@ -96,7 +96,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		// A file, or a link (listed itself, even when it dangles).
 		lst, lerr := fsys.Lstat(dir)
 		if lerr != nil {
-			return fsError(lerr)
+			return inVolume(fsError(lerr))
 		}
 		ents = []fs.DirEntry{fs.FileInfoToDirEntry(lst)}
 	}

@@ -174,7 +174,7 @@ func copyJobs(ctx context.Context, jobs []putJob, dirs putDirs, putOne func(putJ
 		}
 		if j.dir {
 			if err := dirs.MkdirAll(j.dest); err != nil {
-				return wrap(err)
+				return wrap(inVolume(err))
 			}
 			continue
 		}
@@ -341,7 +341,7 @@ func putFile(ctx context.Context, ffs *fat.FS, j putJob) error {
 	tmp := path.Join(dir, atomicfile.TempName(base))
 	out, err := ffs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return fatError(fmt.Errorf("%s: %w", j.dest, err))
+		return fatError(inVolume(fmt.Errorf("%s: %w", j.dest, err)))
 	}
 	_, err = copyCtx(ctx, out, in)
 	if err == nil && j.in != nil {
