@@ -87,6 +87,12 @@ func runPut(ctx context.Context, a *app, args []string) error {
 	}
 	ffs, tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped while getting the key or opening the filesystem:
+			// the same account as a stop between files, on every
+			// filesystem.
+			return interrupted("%d of %d files copied", 0, countSourceFiles(srcs))
+		}
 		return err
 	}
 	if tree != nil {
@@ -97,6 +103,25 @@ func runPut(ctx context.Context, a *app, args []string) error {
 		err = fatError(cerr)
 	}
 	return err
+}
+
+// countSourceFiles counts the files put would copy from srcs (those
+// below a directory too; "-" is one), as copyJobs counts its jobs.
+func countSourceFiles(srcs []string) int {
+	n := 0
+	for _, s := range srcs {
+		if s == "-" {
+			n++
+			continue
+		}
+		filepath.WalkDir(s, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+	}
+	return n
 }
 
 // fatMaxFileSize is the largest file FAT can hold: its directory entry
