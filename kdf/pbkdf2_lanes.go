@@ -250,3 +250,9 @@ func planGroups(n int, ks []*lanes.Kernel, workers int) [][]*lanes.Kernel {
 	// Drop idle workers (fewer groups than workers).
 	return slices.DeleteFunc(plan, func(ws []*lanes.Kernel) bool { return len(ws) == 0 })
 }
+
+// CPUFeatures lists the CPU features PBKDF2's lane kernels use on this
+// machine that golang.org/x/sys/cpu does not report ("SHA-NI"), decided
+// by the same test that chooses the kernels (GODEBUG masks included), so
+// a feature list that includes them names what PBKDF2Path reports.
+func CPUFeatures() []string { return lanes.Features() }

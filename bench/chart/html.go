@@ -22,8 +22,13 @@ func machineRows(r *Run, kind Kind) [][2]string {
 	if m.GOOS != "" {
 		add("Platform", fmt.Sprintf("%s/%s, %d core(s)", m.GOOS, m.GOARCH, m.Cores))
 	}
-	if len(m.Features) > 0 {
+	switch {
+	case len(m.Features) > 0:
 		add("CPU features", strings.Join(m.Features, " "))
+	case m.GOOS != "":
+		// The run names its machine and found no feature to use (the
+		// generic code paths): say so rather than leave the row out.
+		add("CPU features", "none")
 	}
 	if len(m.Implementations) > 0 {
 		names := make([]string, 0, len(m.Implementations))

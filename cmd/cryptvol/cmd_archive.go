@@ -108,7 +108,8 @@ Lists the members in the order they were added; -l adds mode, size and
 modification time. On a damaged archive it lists what the readable parts
 of the index name and exits 3; so it does when the file ends with bytes
 that are not a complete commit (an interrupted append, or a file cut
-short), saying whether they hold a commit 'verify --repair' can recover.
+short), saying whether they hold a commit that 'cryptvol archive verify
+--repair' can recover.
 
 Example:
   cryptvol archive ls thumbs.cva -l -k thumbs.key

@@ -76,7 +76,7 @@ type createFlags struct {
 func runCreate(ctx context.Context, a *app, args []string) error {
 	c := commands["create"]
 	fl := newFlags(c, a)
-	cf := addCredFlags(fl)
+	cf := addCreateCredFlags(fl)
 	var f createFlags
 	fl.StringVar(&f.size, "size", "", "container size (K, M, G, T suffixes; plain number = bytes); for --hidden the hidden volume's size")
 	fl.StringVar(&f.volumeType, "volume-type", "normal", "normal or hidden (TrueCrypt spelling of --hidden)")
@@ -287,6 +287,7 @@ func formatNew(dev volume.Device, u *volume.Unlocked, fsOpts *fat.FormatOptions)
 
 // createHidden places a hidden volume inside an existing outer volume.
 func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) bool }, cf *credFlags, f *createFlags, path string, size int64, creds volume.Credentials, opts tcrypt.CreateOptions, fsOpts *fat.FormatOptions) error {
+	f.outerKeyfiles = nonEmpty(f.outerKeyfiles)
 	if f.outerPasswordFile == "" && len(f.outerKeyfiles) == 0 && (cf.nonInteractive || !stdinIsTerminal()) {
 		return usageError(errors.New("--hidden needs the outer volume's credentials: --outer-password-file FILE (or --outer-keyfile)"))
 	}

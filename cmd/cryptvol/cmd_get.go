@@ -20,8 +20,8 @@ func init() {
 		summary: "copy files or directories out of a volume",
 		usage: `Usage: cryptvol get VOLUME PATH [DEST|-] [-r] [--force] [credentials]
 
-Copies the file PATH from the filesystem inside VOLUME (FAT, ext2/3/4 or
-NTFS) to DEST (default: its name in the current directory), or to standard
+Copies the file PATH from the filesystem inside VOLUME (FAT, exFAT,
+ext2/3/4 or NTFS) to DEST (default: its name in the current directory), or to standard
 output with -. A directory needs -r and is copied with everything in it,
 symbolic links as links. Existing local files are kept unless --force (every
 destination is checked before anything is written); each file is written to
@@ -62,7 +62,10 @@ func runGet(ctx context.Context, a *app, args []string) error {
 	defer done()
 	st, err := fsys.Stat(src)
 	if err != nil {
-		return fsError(err)
+		if _, lerr := fsys.Lstat(src); lerr != nil {
+			return inVolume(fsError(err)) // PATH names nothing
+		}
+		return fsError(err) // a link that cannot be followed
 	}
 	if dest == "-" {
 		if st.IsDir() {

@@ -16,7 +16,7 @@ func init() {
 		usage: `Usage: cryptvol ls VOLUME [PATH] [-l] [--json] [credentials]
 
 Lists the directory PATH (default /) of the filesystem inside VOLUME (FAT,
-ext2/3/4 or NTFS). With -l, each line shows type (d directory, l symbolic
+exFAT, ext2/3/4 or NTFS). With -l, each line shows type (d directory, l symbolic
 link, - file), size, modification time (local) and name, and where a link
 points.
 
@@ -35,6 +35,24 @@ Example:
 		name:    "df",
 		summary: "show the size and free space of the filesystem inside a volume",
 		usage: `Usage: cryptvol df VOLUME [--json] [credentials]
+
+Prints what the filesystem inside VOLUME (FAT, exFAT, ext2/3/4 or NTFS)
+is, how large it is and how much of it is used, free and available (ext4
+reserves blocks for root), and its inodes where it counts them (ext2/3/4).
+Nothing is written.
+
+JSON (--json) fields:
+  filesystem       FAT12, FAT16, FAT32, exfat, ntfs, ext2, ext3 or ext4
+  label            the volume label ("" when none)
+  serial           FAT, exFAT and NTFS: the serial number as blkid prints it
+  uuid             ext2/3/4, instead of serial: the filesystem UUID
+  block_size       the allocation unit in bytes (cluster or block)
+  total_bytes      space for files and metadata
+  used_bytes       total_bytes less free_bytes
+  free_bytes       unallocated space
+  available_bytes  what an ordinary user can still fill
+  inodes           ext2/3/4: inodes in all (0 where there is no fixed number)
+  free_inodes      ext2/3/4: inodes still free
 
 Example:
   cryptvol df secret.hc --password-file pw.txt
@@ -78,7 +96,7 @@ func runLs(ctx context.Context, a *app, args []string) error {
 		// A file, or a link (listed itself, even when it dangles).
 		lst, lerr := fsys.Lstat(dir)
 		if lerr != nil {
-			return fsError(lerr)
+			return inVolume(fsError(lerr))
 		}
 		ents = []fs.DirEntry{fs.FileInfoToDirEntry(lst)}
 	}
@@ -165,7 +183,7 @@ func runDf(ctx context.Context, a *app, args []string) error {
 	c := commands["df"]
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
-	asJSON := fl.Bool("json", false, "print JSON: type, label, id, block size, total, used, free, available bytes, inodes")
+	asJSON := fl.Bool("json", false, "print the fields below as one JSON object")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}

@@ -79,10 +79,12 @@ Examples:
 	register(&command{
 		name:    "unmount",
 		summary: "unmount a volume mounted with 'cryptvol mount' (flushing every write)",
-		usage: `Usage: cryptvol unmount DIR|VOLUME [--force]
+		usage: `Usage: cryptvol unmount DIR|VOLUME|--all [--force]
 
-Unmounts the volume mounted at DIR (or the mount of VOLUME) and waits until
-its background process has written everything to the container and exited.
+Unmounts the volume mounted at DIR (or the mount of VOLUME), or with --all
+every volume mounted with 'cryptvol mount' (VeraCrypt's 'cryptvol -d'
+without a DIR does the same), and waits until each background process has
+written everything to the container and exited.
 A mount with files in use is refused (exit 4) unless --force, which commits
 open files as they are, detaches the mount point and makes the programs
 still using it get I/O errors.
@@ -325,12 +327,22 @@ func runMountDaemonProcess(ctx context.Context, a *app, args []string, s daemonS
 	var de *mount.DaemonError
 	if errors.As(err, &de) {
 		if de.Code == exitAuth {
-			return fmt.Errorf("%w: %s", volume.ErrWrongPassword, de.Msg)
+			// The daemon's message already says "wrong password ...":
+			// keep it as it is, only classify it.
+			return authError{de.Msg}
 		}
 		return withCode(de.Code, errors.New(de.Msg))
 	}
 	return err
 }
+
+// authError is the mount daemon's failure to unlock: its message as the
+// daemon printed it, classified as volume.ErrWrongPassword (exit 2, and
+// withTries asks again).
+type authError struct{ msg string }
+
+func (e authError) Error() string { return e.msg }
+func (e authError) Unwrap() error { return volume.ErrWrongPassword }
 
 func protectKeyfiles(c *volume.Credentials) []string {
 	if c == nil {
@@ -655,20 +667,28 @@ func runUnmount(ctx context.Context, a *app, args []string) error {
 	fs := newFlags(c, a)
 	force := fs.BoolP("force", "f", false, "unmount even if busy: commit open files, detach, and let their users get I/O errors")
 	timeout := fs.Duration("timeout", time.Minute, "how long to wait for the mount's process to finish writing")
+	all := fs.Bool("all", false, "unmount every volume mounted with 'cryptvol mount'")
 	if err := parseFlags(fs, c, a, args); err != nil {
 		return err
 	}
-	if err := wantArgs(fs, 1, 1); err != nil {
+	if *all {
+		if fs.NArg() > 0 {
+			return usageError(errors.New("--all unmounts every cryptvol mount: do not also name one (or leave out --all)"))
+		}
+	} else if err := wantArgs(fs, 1, 1); err != nil {
 		return err
 	}
 	if err := mount.Supported(); err != nil {
 		return withCode(exitIO, err)
 	}
+	table := mount.DefaultTable()
+	if *all {
+		return unmountAll(ctx, a, table, *force, *timeout)
+	}
 	target, err := filepath.Abs(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	table := mount.DefaultTable()
 	e, err := table.Find(target)
 	if err != nil {
 		// No record (another runtime directory, or a crashed daemon):
@@ -678,14 +698,44 @@ func runUnmount(ctx context.Context, a *app, args []string) error {
 		}
 		return usageError(fmt.Errorf("%s is not mounted by cryptvol (see 'cryptvol list')", fs.Arg(0)))
 	}
-	if *force && e.Alive {
+	return unmountRecorded(ctx, table, e, *force, *timeout)
+}
+
+// unmountAll unmounts every mount the table records, each as `unmount DIR`
+// would; one that fails does not stop the others, and the first error is
+// returned once all were tried.
+func unmountAll(ctx context.Context, a *app, table mount.Table, force bool, timeout time.Duration) error {
+	es, err := table.Entries()
+	if err != nil {
+		return withCode(exitIO, err)
+	}
+	if len(es) == 0 {
+		a.infof("no volume is mounted by cryptvol")
+		return nil
+	}
+	var first error
+	for _, e := range es {
+		if err := unmountRecorded(ctx, table, e, force, timeout); err != nil {
+			fmt.Fprintf(a.stderr, "cryptvol unmount: %s: %v\n", e.MountPoint, err)
+			if first == nil {
+				first = fmt.Errorf("%s was not unmounted: %w", e.MountPoint, err)
+			}
+		}
+	}
+	return first
+}
+
+// unmountRecorded unmounts the mount of record e and waits for its
+// daemon to finish writing and exit.
+func unmountRecorded(ctx context.Context, table mount.Table, e mount.Entry, force bool, timeout time.Duration) error {
+	if force && e.Alive {
 		if err := mount.Terminate(e.PID); err != nil {
 			return withCode(exitIO, err)
 		}
-	} else if err := unmountEntry(e, *force); err != nil {
+	} else if err := unmountEntry(e, force); err != nil {
 		return err
 	}
-	if err := waitForExit(ctx, e.PID, *timeout); err != nil {
+	if err := waitForExit(ctx, e.PID, timeout); err != nil {
 		return err
 	}
 	// A daemon that could not flush leaves its record with the error.

@@ -58,6 +58,7 @@ func runPasswd(ctx context.Context, a *app, args []string) error {
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
+	newKeyfiles = nonEmpty(newKeyfiles)
 	if err := wantArgs(fl, 1, 1); err != nil {
 		return err
 	}

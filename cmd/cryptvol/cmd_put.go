@@ -87,6 +87,12 @@ func runPut(ctx context.Context, a *app, args []string) error {
 	}
 	ffs, tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped while getting the key or opening the filesystem:
+			// the same account as a stop between files, on every
+			// filesystem.
+			return interrupted("%d of %d files copied", 0, countSourceFiles(srcs))
+		}
 		return err
 	}
 	if tree != nil {
@@ -97,6 +103,25 @@ func runPut(ctx context.Context, a *app, args []string) error {
 		err = fatError(cerr)
 	}
 	return err
+}
+
+// countSourceFiles counts the files put would copy from srcs (those
+// below a directory too; "-" is one), as copyJobs counts its jobs.
+func countSourceFiles(srcs []string) int {
+	n := 0
+	for _, s := range srcs {
+		if s == "-" {
+			n++
+			continue
+		}
+		filepath.WalkDir(s, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+	}
+	return n
 }
 
 // fatMaxFileSize is the largest file FAT can hold: its directory entry
@@ -174,7 +199,7 @@ func copyJobs(ctx context.Context, jobs []putJob, dirs putDirs, putOne func(putJ
 		}
 		if j.dir {
 			if err := dirs.MkdirAll(j.dest); err != nil {
-				return wrap(err)
+				return wrap(inVolume(err))
 			}
 			continue
 		}
@@ -341,7 +366,7 @@ func putFile(ctx context.Context, ffs *fat.FS, j putJob) error {
 	tmp := path.Join(dir, atomicfile.TempName(base))
 	out, err := ffs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return fatError(fmt.Errorf("%s: %w", j.dest, err))
+		return fatError(inVolume(fmt.Errorf("%s: %w", j.dest, err)))
 	}
 	_, err = copyCtx(ctx, out, in)
 	if err == nil && j.in != nil {

@@ -32,6 +32,10 @@ Example:
 		summary: "create directories inside a volume",
 		usage: `Usage: cryptvol mkdir VOLUME PATH... [--parents] [credentials]
 
+Makes the directories PATH... in the filesystem inside VOLUME (FAT, exFAT,
+ext2/3/4 or NTFS), with the current time. A PATH that exists, or whose
+parent does not, is an error (exit 1) unless --parents, which makes the
+missing parents too and leaves existing directories as they are.
 (-p means --password, as in TrueCrypt, so parents has no short form.)
 
 Example:
@@ -74,7 +78,7 @@ func runRm(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if tree != nil {
-		return closeTree(done, rmTree(tree, fl.Args()[1:], *recursive))
+		return closeTree(done, inVolume(rmTree(tree, fl.Args()[1:], *recursive)))
 	}
 	for _, p := range fl.Args()[1:] {
 		p = volPath(p)
@@ -84,7 +88,7 @@ func runRm(ctx context.Context, a *app, args []string) error {
 		}
 		var st fs.FileInfo
 		if st, err = ffs.Stat(p); err != nil {
-			err = operandError(err)
+			err = inVolume(err)
 			break
 		}
 		if st.IsDir() {
@@ -120,7 +124,7 @@ func runMkdir(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if tree != nil {
-		return closeTree(done, mkdirTree(tree, fl.Args()[1:], *parents))
+		return closeTree(done, inVolume(mkdirTree(tree, fl.Args()[1:], *parents)))
 	}
 	for _, p := range fl.Args()[1:] {
 		if *parents {
@@ -129,7 +133,7 @@ func runMkdir(ctx context.Context, a *app, args []string) error {
 			err = ffs.Mkdir(volPath(p))
 		}
 		if err != nil {
-			err = operandError(err)
+			err = inVolume(err)
 			break
 		}
 	}
@@ -158,7 +162,7 @@ func runMv(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if tree != nil {
-		return closeTree(done, mvTree(tree, src, dst, *force))
+		return closeTree(done, inVolume(mvTree(tree, src, dst, *force)))
 	}
 	if st, serr := ffs.Stat(dst); serr == nil {
 		if st.IsDir() {
@@ -171,19 +175,9 @@ func runMv(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	if err == nil {
-		err = operandError(ffs.Rename(src, dst))
+		err = inVolume(ffs.Rename(src, dst))
 	}
 	return closeFAT(done, err, fl.Arg(0))
-}
-
-// operandError gives a path argument that names nothing (rm, mv) or names
-// something that exists already (mkdir) exit 1, as coreutils do: it is the
-// command line that is wrong, and nothing was lost or failed to read.
-func operandError(err error) error {
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) {
-		return badOperand(err)
-	}
-	return err
 }
 
 // badOperand is exit 1 without the usage hint.

@@ -23,8 +23,8 @@ func init() {
 
 Unlocks VOLUME and keeps it unlocked, so that ls, get, put, rm, mkdir, mv,
 df, mount, info and export on it ask for no password and derive no key,
-until 'cryptvol lock VOLUME' (or --all) or the timeout. Giving a command
-credentials anyway opens the volume with them instead.
+until 'cryptvol lock VOLUME' (or 'cryptvol lock --all') or the timeout.
+Giving a command credentials anyway opens the volume with them instead.
 
 What is kept is the unlocked header (the master keys, the cipher and where
 the data area is), never the password, and never on disk: on Linux in the
@@ -59,7 +59,8 @@ Examples:
 
 Locks volumes unlocked with 'cryptvol unlock': their keys are removed, and
 the next command on them asks for the password again. Mounts keep running
-(unmount them with 'cryptvol unmount').
+(unmount them with 'cryptvol unmount'). Name the volumes or give --all,
+not both.
 
 Example:
   cryptvol lock --all
@@ -176,7 +177,12 @@ func runLock(ctx context.Context, a *app, args []string) error {
 	if err := parseFlags(fs, c, a, args); err != nil {
 		return err
 	}
-	if *all != (fs.NArg() == 0) {
+	// Names and --all exclude each other: `lock vol --all` may mean
+	// either, and locking more than was named is not a guess to make.
+	switch {
+	case *all && fs.NArg() > 0:
+		return usageError(errors.New("--all locks every unlocked volume: do not also name volumes (or leave out --all)"))
+	case !*all && fs.NArg() == 0:
 		return usageError(errors.New("name the volumes to lock, or give --all"))
 	}
 	st, err := openStore()

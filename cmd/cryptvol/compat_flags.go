@@ -40,6 +40,13 @@ func (cf *credFlags) addCompatFlags(fs *pflag.FlagSet) {
 	add("keyfiles", func() {
 		fs.StringArrayVar(&x.keyfileList, "keyfiles", nil, "comma-separated keyfiles (VeraCrypt spelling of -k)")
 	})
+	if cf.creating {
+		add = func(name string, def func()) {
+			if name != "mount-options" && name != "protect-hidden" && fs.Lookup(name) == nil {
+				def()
+			}
+		}
+	}
 	add("mount-options", func() {
 		if fs.ShorthandLookup("m") == nil {
 			fs.StringSliceVarP(&x.mountOptions, "mount-options", "m", nil, "VeraCrypt mount options: ro (readonly), system, timestamp, nokernelcrypto")
@@ -67,7 +74,11 @@ func (cf *credFlags) addCompatFlags(fs *pflag.FlagSet) {
 // applyCompat turns the spellings into the credential flags.
 func (cf *credFlags) applyCompat(a *app, fs *pflag.FlagSet) error {
 	x := &cf.compat
-	cf.keyfiles = append(cf.keyfiles, splitKeyfiles(x.keyfileList)...)
+	// VeraCrypt spells "no keyfiles" -k "" (and --keyfiles ""): an empty
+	// name is never a keyfile (filepath.Abs would make it the current
+	// directory, whose files would all become keyfiles).
+	cf.keyfiles = append(nonEmpty(cf.keyfiles), splitKeyfiles(x.keyfileList)...)
+	cf.hiddenKeyfiles = nonEmpty(cf.hiddenKeyfiles)
 	x.keyfileList = nil
 	if x.truecrypt {
 		cf.typ = "truecrypt"

@@ -15,7 +15,8 @@ import (
 )
 
 // credFlags are the options every command that opens a volume takes
-// (DESIGN.md, "Opening any volume").
+// (docs/ARCHITECTURE.md describes how a volume is opened); create takes
+// the subset that applies to a new volume (addCreateCredFlags).
 type credFlags struct {
 	passwordFile   string
 	password       string
@@ -43,6 +44,11 @@ type credFlags struct {
 
 	// compat holds the VeraCrypt and cryptsetup spellings (compat_flags.go).
 	compat compatFlags
+
+	// creating is set for create's flags: the compatibility spellings
+	// that only make sense when opening (-m, --protect-hidden) are not
+	// added.
+	creating bool
 
 	// prompted is set when resolve asked for the password on the
 	// terminal (withTries asks again when it was wrong).
@@ -75,6 +81,30 @@ func addCredFlags(fs *pflag.FlagSet) *credFlags {
 	return cf
 }
 
+// addCreateCredFlags adds the credential options of a new volume: those
+// of addCredFlags that apply when creating, worded for creating. BitLocker
+// and FileVault 2 keys, --system and -m are not among them (cryptvol does
+// not create those volumes).
+func addCreateCredFlags(fs *pflag.FlagSet) *credFlags {
+	cf := &credFlags{creating: true, keySlot: -1}
+	fs.StringVar(&cf.passwordFile, "password-file", "", "read the new volume's password from the first line of `FILE` (- = stdin)")
+	fs.StringVarP(&cf.password, "password", "p", "", "the new password on the command line (visible to other users: prefer --password-file)")
+	fs.IntVar(&cf.pim, "pim", 0, "VeraCrypt PIM of the new volume (0 = default; a larger one is slower to open and to crack)")
+	fs.StringArrayVarP(&cf.keyfiles, "keyfile", "k", nil, "keyfile (repeatable) the new volume needs with its password; for LUKS the key file replaces the passphrase")
+	fs.BoolVar(&cf.hidden, "hidden", false, "create a hidden volume inside the existing VeraCrypt/TrueCrypt VOLUME")
+	fs.StringVar(&cf.typ, "type", "veracrypt", "format of the new volume: veracrypt, truecrypt, luks2 (or luks) or luks1")
+	fs.StringVar(&cf.hash, "hash", "", "PRF that derives the new volume's header key: SHA-512 (default), Whirlpool, SHA-256, BLAKE2s-256, Streebog, RIPEMD-160 (TrueCrypt), SHA-1; LUKS: the PBKDF2 hash")
+	fs.StringVar(&cf.encryption, "encryption", "", "cipher or cascade that encrypts the new volume: AES (default), Serpent, Twofish, AES-Twofish, ...; LUKS: one cipher (or --cipher)")
+	fs.StringVar(&cf.header, "header", "", "LUKS: write the header to the detached `FILE`, not into VOLUME")
+	fs.IntVar(&cf.keySlot, "key-slot", -1, "LUKS: put the passphrase in keyslot `N` (-1: slot 0)")
+	fs.Int64Var(&cf.keyfileOffset, "keyfile-offset", 0, "LUKS: skip `N` bytes of the key file")
+	fs.Int64Var(&cf.keyfileSize, "keyfile-size", 0, "LUKS: read at most `N` bytes of the key file")
+	fs.BoolVar(&cf.nonInteractive, "non-interactive", false, "never prompt; fail if something is missing")
+	fs.Lookup("password").NoOptDefVal = ""
+	credFlagsOf[fs] = cf
+	return cf
+}
+
 // addProtectFlags adds TrueCrypt's hidden-volume protection options.
 func (cf *credFlags) addProtectFlags(fs *pflag.FlagSet) {
 	fs.Var(&yesNoFlag{&cf.protectHidden}, "protect-hidden", "refuse writes that would land in the hidden volume (asks for its password); =yes|no as VeraCrypt")
@@ -84,7 +114,7 @@ func (cf *credFlags) addProtectFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&cf.hiddenPIM, "hidden-pim", 0, "PIM of the hidden volume to protect")
 }
 
-// open resolves the credentials (prompting on a terminal when needed) and
+// resolve resolves the credentials (prompting on a terminal when needed) and
 // opens the volume.
 func (cf *credFlags) resolve(a *app, fs *pflag.FlagSet, readOnly bool) (volume.Credentials, volume.Options, error) {
 	var c volume.Credentials

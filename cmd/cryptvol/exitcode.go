@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/cryptvol/cryptvol/exfat"
+	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
@@ -43,10 +45,45 @@ func withCode(code int, err error) error { return &cliError{code: code, err: err
 // repairedAll is fsck's result when everything it found was repaired.
 func repairedAll(err error) error { return &cliError{code: exitRepaired, err: err, notUsage: true} }
 
+// volumePathError marks the error of an operation on a path inside the
+// volume that the command line named (ls's, get's and rm's PATH, put's
+// destination, mkdir's and mv's operands), so that exitCodeFor tells "that
+// path names nothing" (the command line is wrong: exit 1) from a missing
+// local file or volume (an I/O error: exit 4) on every filesystem, though
+// both are fs.ErrNotExist.
+type volumePathError struct{ err error }
+
+func (e *volumePathError) Error() string { return e.err.Error() }
+func (e *volumePathError) Unwrap() error { return e.err }
+
+// inVolume marks err as an error about a path inside the volume.
+func inVolume(err error) error {
+	var vp *volumePathError
+	if err == nil || errors.As(err, &vp) {
+		return err
+	}
+	return &volumePathError{err}
+}
+
+// wrongOperand reports whether err says a path named on the command line
+// is wrong for the filesystem inside the volume: it names nothing, it
+// exists (mkdir), or it holds a character the filesystem cannot store.
+// Nothing was lost or failed to read: exit 1, without the usage hint.
+func wrongOperand(err error) bool {
+	if errors.Is(err, fat.ErrInvalidName) || errors.Is(err, exfat.ErrInvalidName) {
+		return true
+	}
+	var vp *volumePathError
+	return errors.As(err, &vp) && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist))
+}
+
 // usageHint reports whether err deserves "run 'cryptvol help CMD'".
 func usageHint(err error) bool {
 	var ce *cliError
-	return exitCodeFor(err) == exitUsage && !(errors.As(err, &ce) && ce.notUsage)
+	if errors.As(err, &ce) {
+		return ce.code == exitUsage && !ce.notUsage
+	}
+	return exitCodeFor(err) == exitUsage && !wrongOperand(err)
 }
 
 // exitCodeFor maps an error to the documented exit code.
@@ -58,6 +95,8 @@ func exitCodeFor(err error) int {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return exitCancelled
+	case wrongOperand(err):
+		return exitUsage
 	case errors.Is(err, volume.ErrWrongPassword):
 		return exitAuth
 	case errors.Is(err, volume.ErrDamaged), errors.Is(err, volume.ErrUnsupported):

@@ -42,9 +42,36 @@ func parseFlags(fs *pflag.FlagSet, c *command, a *app, args []string) error {
 	if a.quiet && a.verbose {
 		return usageError(errors.New("-q/--quiet and -v/--verbose contradict each other"))
 	}
+	if err := onePasswordSource(fs); err != nil {
+		return err
+	}
 	if cf != nil {
 		delete(credFlagsOf, fs)
 		return cf.applyCompat(a, fs)
+	}
+	return nil
+}
+
+// passwordSources are the flags that each give the whole password; two
+// of them are a mistake (which one was meant?), never silently one.
+var passwordSources = []string{"password-file", "password", "key-file"}
+
+// onePasswordSource refuses a command line that gives the password twice.
+func onePasswordSource(fs *pflag.FlagSet) error {
+	var given []string
+	for _, name := range passwordSources {
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		spelling := "--" + name
+		if f.Shorthand != "" {
+			spelling = "-" + f.Shorthand + "/" + spelling
+		}
+		given = append(given, spelling)
+	}
+	if len(given) > 1 {
+		return usageError(fmt.Errorf("%s each give the password: give only one", strings.Join(given, " and ")))
 	}
 	return nil
 }
@@ -61,11 +88,30 @@ func helpText(c *command, fs *pflag.FlagSet) string {
 	if fs == nil || strings.Contains(u, "\nOptions:\n") {
 		return u
 	}
-	opts := "Options:\n" + fs.FlagUsages()
+	opts := "Options:\n" + fs.FlagUsages() + otherSpellings(fs)
 	if i := strings.Index(u, "\nExample"); i >= 0 {
 		return u[:i+1] + opts + u[i:]
 	}
 	return u + "\n" + opts
+}
+
+// otherSpellings lists the hidden flags of fs (other tools' spellings,
+// kept out of the option list above): every option a command accepts is
+// named in its help.
+func otherSpellings(fs *pflag.FlagSet) string {
+	shown := pflag.NewFlagSet(fs.Name(), pflag.ContinueOnError)
+	shown.SortFlags = false
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			g := *f
+			g.Hidden = false
+			shown.AddFlag(&g)
+		}
+	})
+	if !shown.HasFlags() {
+		return ""
+	}
+	return "Also accepted, as other tools spell them:\n" + shown.FlagUsages()
 }
 
 // wantArgs checks the number of positional arguments; the error names what

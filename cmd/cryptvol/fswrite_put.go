@@ -98,7 +98,7 @@ func putTreeFile(ctx context.Context, t writeTree, j putJob) error {
 	}
 	out, err := t.CreateExcl(tmp, perm)
 	if err != nil {
-		return treeError(fmt.Errorf("%s: %w", j.dest, err))
+		return treeError(inVolume(fmt.Errorf("%s: %w", j.dest, err)))
 	}
 	_, err = copyCtx(ctx, out, in)
 	if cerr := out.Close(); err == nil {

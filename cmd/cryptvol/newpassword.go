@@ -12,7 +12,7 @@ import (
 // --password-file, -p, or a terminal prompt asked twice. Keyfile-only
 // volumes may have an empty password.
 func (cf *credFlags) newPassword(a *app, fs *pflag.FlagSet, what string, haveKeyfiles bool) ([]byte, error) {
-	if cf.passwordFile != "" || fs.Changed("password") {
+	if cf.passwordFile != "" || fs.Changed("password") || cf.compat.keyFile != "" {
 		pw, err := cf.readPassword(a, fs, cf.passwordFile, "password", "", haveKeyfiles)
 		if err != nil {
 			return nil, err
@@ -83,6 +83,18 @@ func splitKeyfiles(list []string) []string {
 			if k = strings.TrimSpace(k); k != "" {
 				out = append(out, k)
 			}
+		}
+	}
+	return out
+}
+
+// nonEmpty is list without its empty names: -k "" is VeraCrypt's "no
+// keyfiles".
+func nonEmpty(list []string) []string {
+	var out []string
+	for _, k := range list {
+		if k != "" {
+			out = append(out, k)
 		}
 	}
 	return out

@@ -5,6 +5,8 @@ package main
 // `cryptvol [--text] [OPTIONS] --mount VOLUME DIR`, `-d|--dismount DIR`
 // and `-l|--list`.
 
+import "strings"
+
 // aliases maps another name of a command to its own.
 var aliases = map[string]string{
 	"umount":   "unmount",
@@ -32,8 +34,28 @@ func veracryptShape(name string, args []string) (string, []string) {
 			out := []string{cmd}
 			out = append(out, rest[:i]...)
 			out = append(out, rest[i+1:]...)
+			if cmd == "unmount" && !hasOperand(out[1:]) {
+				// VeraCrypt's -d without a mount point dismounts all.
+				out = append(out, "--all")
+			}
 			return cmd, out
 		}
 	}
 	return name, args
+}
+
+// hasOperand reports whether unmount's arguments name a mount (a word
+// that is not an option, nor --timeout's value).
+func hasOperand(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--timeout":
+			i++
+		case a == "--":
+			return i+1 < len(args)
+		case !strings.HasPrefix(a, "-"):
+			return true
+		}
+	}
+	return false
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/cpu"
+
+	"github.com/cryptvol/cryptvol/kdf"
 )
 
 // Info describes the running machine.
@@ -41,6 +43,8 @@ func Detect() Info {
 		add(cpu.X86.HasAVX512VAES, "VAES")
 		add(cpu.X86.HasAVX512VPCLMULQDQ, "VPCLMULQDQ")
 		add(cpu.X86.HasAVX512GFNI, "GFNI")
+		// SHA-NI: from the test that chooses the PBKDF2-SHA-256 kernels.
+		in.Flags = append(in.Flags, kdf.CPUFeatures()...)
 	case "arm64":
 		in.AESHW = cpu.ARM64.HasAES
 		add(cpu.ARM64.HasAES, "AES")

@@ -175,3 +175,13 @@ func pick(h Hash) []*Kernel {
 	}
 	return nil
 }
+
+// Features lists the CPU features the kernels chosen here use that
+// golang.org/x/sys/cpu does not report (the SHA extensions), under the
+// same test that chooses them.
+func Features() []string {
+	if hasSHANI {
+		return []string{"SHA-NI"}
+	}
+	return nil
+}

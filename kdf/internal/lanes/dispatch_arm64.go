@@ -45,3 +45,7 @@ func pick(h Hash) []*Kernel {
 	}
 	return append([]*Kernel{generics[h]}, available(h)...)
 }
+
+// Features lists the CPU features the kernels use that
+// golang.org/x/sys/cpu does not report: none on arm64.
+func Features() []string { return nil }

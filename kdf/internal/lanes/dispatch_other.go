@@ -9,3 +9,6 @@ func available(h Hash) []*Kernel { return nil }
 // and MIPS here, a proxy as both are plain Go) they ran 1.3-3x faster
 // for SHA-256/512, 1.6x for RIPEMD-160 and about as fast for BLAKE2s.
 func pick(h Hash) []*Kernel { return []*Kernel{generics[h]} }
+
+// Features lists the CPU features the kernels use: none here.
+func Features() []string { return nil }
