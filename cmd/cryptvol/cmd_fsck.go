@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/cryptvol/cryptvol/fat"
@@ -45,15 +44,30 @@ Example:
 	})
 	register(&command{
 		name:    "format",
-		summary: "create a new FAT filesystem inside an existing volume",
-		usage: `Usage: cryptvol format VOLUME --filesystem fat [--label NAME] [--serial XXXX-XXXX] [--force] [credentials]
+		summary: "create a new filesystem (FAT, exFAT, ext4, NTFS) inside an existing volume",
+		usage: `Usage: cryptvol format VOLUME --filesystem fat|exfat|ext4|ntfs|none [--label NAME] [--serial XXXX-XXXX] [--force] [credentials]
 
-Writes an empty FAT filesystem over the volume's data area, choosing FAT12,
-FAT16 or FAT32 and the cluster size as mkfs.fat does. A volume that already
-holds a recognised filesystem is only formatted with --force.
+Writes an empty filesystem over the volume's data area. A volume that
+already holds a recognised filesystem is only formatted with --force.
 
-Example:
+  fat    FAT12, FAT16 or FAT32 and the cluster size chosen as mkfs.fat
+         does (fat12, fat16, fat32 force the type); built in
+  exfat  laid out as mkfs.exfat (exfatprogs) lays out the same size;
+         built in
+  ext4   made by mkfs.ext4 (e2fsprogs), ntfs by mkntfs (ntfs-3g), on a
+         temporary image of the data area's size that is then written
+         into the volume (no mount, no root; the image is removed
+         whatever happens). Without the program: exit 6, naming the
+         package to install.
+  none   erases the filesystem's signatures (the first and the last MiB
+         of the data area), so that no filesystem is recognised
+
+--serial is for FAT and exFAT; --label takes up to 11 characters on FAT
+and exFAT, 16 on ext4, 128 on NTFS.
+
+Examples:
   cryptvol format secret.hc --filesystem fat --label PRIVATE --password-file pw.txt
+  cryptvol format secret.hc --filesystem ext4 --force --password-file pw.txt
 `,
 		run: runFormat,
 	})
@@ -114,9 +128,9 @@ func runFormat(ctx context.Context, a *app, args []string) error {
 	c := commands["format"]
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
-	fsType := fl.String("filesystem", "fat", "filesystem to create: fat (FAT12/16/32 chosen by size), fat12, fat16, fat32")
-	label := fl.String("label", "", "volume label (up to 11 characters)")
-	serial := fl.String("serial", "", "volume serial as XXXX-XXXX (default random)")
+	fsType := fl.String("filesystem", "fat", "filesystem to create: "+filesystemNames+" (fat12, fat16, fat32 force FAT's type)")
+	label := fl.String("label", "", "volume label")
+	serial := fl.String("serial", "", "volume serial as XXXX-XXXX, FAT and exFAT (default random)")
 	force := fl.Bool("force", false, "format even if a filesystem is already there")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
@@ -124,8 +138,11 @@ func runFormat(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fl, 1, 1); err != nil {
 		return err
 	}
-	opts, err := fatFormatOptions(*fsType, *label, *serial)
+	spec, err := parseFormatSpec(*fsType, *label, *serial)
 	if err != nil {
+		return err
+	}
+	if err := spec.preflight(); err != nil {
 		return err
 	}
 	v, err := openVolume(ctx, a, fl, cf, fl.Arg(0), false)
@@ -136,10 +153,16 @@ func runFormat(ctx context.Context, a *app, args []string) error {
 	if r, err := fsprobe.Probe(v); err == nil && !*force {
 		return withCode(exitDestroy, fmt.Errorf("the volume already holds a %s filesystem (use --force to replace it and lose its files)", r.Type))
 	}
-	if err := fat.Format(v, v.Size(), opts); err != nil {
-		return err
+	if spec.fs == "none" {
+		return fatError(eraseSignatures(v))
 	}
-	return v.Sync()
+	if err := formatVolume(ctx, a, v, spec); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return interrupted("format stopped: the volume holds no usable filesystem now; run the same command again")
+		}
+		return fatError(err)
+	}
+	return v.Close()
 }
 
 // fatFormatOptions parses the --filesystem, --label and --serial values
@@ -160,12 +183,11 @@ func fatFormatOptions(fsType, label, serial string) (fat.FormatOptions, error) {
 	}
 	o.Label = label
 	if serial != "" {
-		s := strings.ReplaceAll(serial, "-", "")
-		n, err := strconv.ParseUint(s, 16, 32)
-		if err != nil || len(s) != 8 {
-			return o, usageError(fmt.Errorf("--serial %q: want eight hex digits like DEAD-BEEF", serial))
+		n, err := parseSerial(serial)
+		if err != nil {
+			return o, err
 		}
-		o.Serial = uint32(n)
+		o.Serial = n
 	}
 	return o, nil
 }

@@ -197,9 +197,10 @@ Run 'cryptvol help COMMAND' for a command's options and an example.
 Exit codes: 0 success; 1 usage error (also a path in the volume that names
 nothing, or for mkdir exists, and mv into itself); 2 wrong password, keyfile
 or PIM, or not a recognised volume; 3 damaged or unsupported volume; 4 I/O
-error; 5 refused because it would destroy data; 130 interrupted (Ctrl-C or
-SIGTERM: the command stops at the next file or chunk and says what it had
-done).
+error; 5 refused because it would destroy data; 6 a program the filesystem
+needs (its mkfs or checker, e.g. mkfs.ext4, ntfsfix) is not installed; 130
+interrupted (Ctrl-C or SIGTERM: the command stops at the next file or chunk
+and says what it had done).
 `)
 }
 
