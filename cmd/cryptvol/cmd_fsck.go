@@ -8,15 +8,31 @@ import (
 
 	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/fsprobe"
+	"github.com/cryptvol/cryptvol/volume"
 )
 
 func init() {
 	register(&command{
 		name:    "fsck",
 		summary: "check (and with --repair, fix) the filesystem inside a volume",
-		usage: `Usage: cryptvol fsck VOLUME [--repair] [--json] [credentials]
+		usage: `Usage: cryptvol fsck VOLUME [--repair] [--json] [--external] [credentials]
 
-Checks the FAT filesystem inside VOLUME, changing nothing: lost clusters,
+Checks the filesystem inside VOLUME, changing nothing. FAT and exFAT are
+checked by cryptvol itself; ext2/3/4 by e2fsck -fn (e2fsprogs) and NTFS by
+ntfsfix -n (ntfs-3g), run on a decrypted copy of the data area in a
+temporary file (removed whatever happens). --repair runs e2fsck -fy or
+ntfsfix on such a copy and writes back, through the volume and under its
+lock, only the blocks the tool changed; then checks again. --external
+checks FAT and exFAT with fsck.fat / fsck.exfat (dosfstools, exfatprogs)
+the same way. A checker that is not installed is exit 6, naming its
+package.
+
+exFAT: lost and unmarked clusters, cross-links, bad entry sets, wrong
+checksums, chains longer than their files, orphaned entries, a dirty
+flag, boot regions that differ; --repair mends all but cross-links and
+entries it cannot understand.
+
+FAT: lost clusters,
 cross-linked files, bad directory entries, broken or over-long cluster
 chains, wrong sizes, operations a crash interrupted, FAT copies that differ.
 
@@ -34,11 +50,13 @@ every other change until --repair has run.
 
 Exit status: 0 nothing found; 1 problems found and all of them repaired
 (with --repair); 3 problems found and not (all) repaired, which without
---repair is anything at all, lost clusters included (as fsck.fat -n).
+--repair is anything at all, lost clusters included (as fsck.fat -n);
+6 the checker the filesystem needs is not installed (nothing was checked).
 
 Example:
   cryptvol fsck secret.hc --password-file pw.txt
   cryptvol fsck secret.hc --repair --password-file pw.txt
+  cryptvol fsck luks-ext4.img --json --password-file pw.txt
 `,
 		run: runFsck,
 	})
@@ -77,37 +95,82 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 	c := commands["fsck"]
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
-	repair := fl.Bool("repair", false, "repair what is found (cross-links, bad entries, broken chains, lost clusters, ...)")
-	asJSON := fl.Bool("json", false, "print the report as JSON (the exit status is the same)")
+	var o fsckOptions
+	fl.BoolVar(&o.repair, "repair", false, "repair what is found (cross-links, bad entries, broken chains, lost clusters, ...)")
+	fl.BoolVar(&o.json, "json", false, "print the report as JSON (the exit status is the same)")
+	fl.BoolVar(&o.external, "external", false, "FAT and exFAT: run fsck.fat / fsck.exfat instead of the built-in check")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
 	if err := wantArgs(fl, 1, 1); err != nil {
 		return err
 	}
-	mode := fatRead
-	if *repair {
-		mode = fatRepair
-	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), mode)
+	o.volPath = fl.Arg(0)
+	v, err := openVolume(ctx, a, fl, cf, o.volPath, !o.repair)
 	if err != nil {
 		return err
 	}
-	rep, err := ffs.Check(*repair)
+	defer v.Close()
+	typ := "vfat" // and where nothing is recognised: openFATOn explains
+	if r, err := fsprobe.Probe(v); err == nil {
+		typ = r.Type
+	}
+	check := fsckers[typ]
+	if o.external && externalCheckers[typ] != nil {
+		check = externalCheckers[typ].run
+	}
+	if check == nil {
+		return withCode(exitNoTool, fmt.Errorf("no checker for %s", typ))
+	}
+	return check(ctx, a, v, &o)
+}
+
+// fsckOptions are fsck's flags.
+type fsckOptions struct {
+	repair, json, external bool
+	volPath                string
+}
+
+// fsckFunc checks (with o.repair, repairs) the filesystem in v and
+// returns fsck's exit status as an error.
+type fsckFunc func(ctx context.Context, a *app, v *volume.Volume, o *fsckOptions) error
+
+// fsckers are the checkers by filesystem type (as fsprobe names it):
+// FAT and exFAT built in, the others the filesystem's own tools on a
+// decrypted copy. A built-in checker replaces an external one here.
+var fsckers = map[string]fsckFunc{
+	"vfat":  fsckFAT,
+	"exfat": fsckExFAT,
+	"ext2":  e2fsck.run,
+	"ext3":  e2fsck.run,
+	"ext4":  e2fsck.run,
+	"ntfs":  ntfsfix.run,
+}
+
+func fsckFAT(ctx context.Context, a *app, v *volume.Volume, o *fsckOptions) error {
+	mode := fatRead
+	if o.repair {
+		mode = fatRepair
+	}
+	ffs, done, err := openFATOn(a, v, o.volPath, mode)
+	if err != nil {
+		return err
+	}
+	rep, err := ffs.Check(o.repair)
 	if cerr := done(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return fatError(err)
 	}
-	if *asJSON {
+	if o.json {
 		if err := writeJSON(a.stdout, fsckJSON(rep)); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprint(a.stdout, rep.String())
 	}
-	return fsckResult(rep, fl.Arg(0))
+	return fsckResult(rep, o.volPath)
 }
 
 // fsckResult is fsck's exit status: 0 clean, 1 all repaired, 3 problems
