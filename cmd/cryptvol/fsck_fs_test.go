@@ -181,3 +181,51 @@ func TestFsckNoChecker(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+// TestFsckExternalAndFormat: format writes each filesystem over an
+// existing volume (refused without --force when one is there), the real
+// checker finds it clean; fsck --external runs fsck.exfat on a damaged
+// exFAT (3), repairs it with fsck.exfat -y (1), and the built-in check
+// agrees afterwards (0); format --filesystem none leaves nothing that is
+// recognised.
+func TestFsckExternalAndFormat(t *testing.T) {
+	needFSTools(t, "fsck.fat", "fsck.exfat", "e2fsck", "mkfs.ext4", "mkntfs", "ntfsfix")
+	dir := t.TempDir()
+	env := cvEnviron(filepath.Join(dir, "run"), filepath.Join(dir, "tmp"))
+	const password = "correct horse battery staple"
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte(password+"\n"), 0o600)
+	creds := []string{"--password-file", pw, "--pim", "1"}
+	vol := filepath.Join(dir, "v.hc")
+	cvOK(t, env, append([]string{"create", vol, "--size", "24M", "--quick", "--non-interactive"}, creds...)...)
+	if r := cvRun(env, time.Minute, append([]string{"format", vol, "--filesystem", "ext4"}, creds...)...); r.code != exitDestroy {
+		t.Fatalf("format over FAT without --force: %v; want exit %d", r, exitDestroy)
+	}
+	plain := filepath.Join(dir, "plain.img")
+	for _, fsName := range []string{"ext4", "ntfs", "exfat"} {
+		cvOK(t, env, append([]string{"format", vol, "--filesystem", fsName, "--force", "--label", "L" + fsName}, creds...)...)
+		if out := cvOK(t, env, append([]string{"info", vol}, creds...)...); !regexpMatch(`Filesystem: +`+fsName, out) {
+			t.Fatalf("after format --filesystem %s, info says:\n%s", fsName, out)
+		}
+		cvOK(t, env, append([]string{"export", vol, plain, "--force"}, creds...)...)
+		runChecker(t, fsName, plain)
+	}
+	// A byte of the main boot sector's boot code: the boot region's
+	// checksum no longer matches (fsck.exfat restores it from the backup).
+	patchVolume(t, vol, password, 1, 200, []byte{0x42})
+	if r := cvRun(env, time.Minute, append([]string{"fsck", vol}, creds...)...); r.code != exitDamaged {
+		t.Fatalf("built-in fsck of the damaged boot region: %v; want exit %d", r, exitDamaged)
+	}
+	if r := cvRun(env, time.Minute, append([]string{"fsck", vol, "--external"}, creds...)...); r.code != exitDamaged || !strings.Contains(r.out, "fsck.exfat -n") {
+		t.Fatalf("fsck --external of a damaged exFAT: %v; want exit %d from fsck.exfat", r, exitDamaged)
+	}
+	if r := cvRun(env, time.Minute, append([]string{"fsck", vol, "--external", "--repair"}, creds...)...); r.code != exitRepaired {
+		t.Fatalf("fsck --external --repair: %v; want exit %d", r, exitRepaired)
+	}
+	cvOK(t, env, append([]string{"fsck", vol}, creds...)...)
+
+	cvOK(t, env, append([]string{"format", vol, "--filesystem", "none", "--force"}, creds...)...)
+	if r := cvRun(env, time.Minute, append([]string{"ls", vol}, creds...)...); r.code != exitDamaged || !strings.Contains(r.out, "no filesystem cryptvol recognises") {
+		t.Fatalf("ls after format --filesystem none: %v", r)
+	}
+}
