@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,4 +198,59 @@ func TestCreateHiddenNeedsFATOuter(t *testing.T) {
 	plain := filepath.Join(dir, "hidden.img")
 	cvOK(t, env, "export", fatOuter, plain, "--password-file", hpw, "--pim", "1")
 	runChecker(t, "exfat", plain)
+}
+
+// TestCreateExternalInterrupted: Ctrl-C while mkfs.ext4 runs or its image
+// is being written into the volume ends create with exit 130, and neither
+// the container (under its name or a temporary one) nor the scratch image
+// is left behind.
+func TestCreateExternalInterrupted(t *testing.T) {
+	needFSTools(t, "mkfs.ext4")
+	dir := t.TempDir()
+	env := cvEnviron(filepath.Join(dir, "run"), filepath.Join(dir, "tmp"))
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600)
+	vol := filepath.Join(dir, "big.hc")
+	cmd := exec.Command(cvBin(), "create", vol, "--size", "2G", "--filesystem", "ext4", "--quick", "--non-interactive", "--password-file", pw, "--pim", "1")
+	cmd.Env = env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	buf := make([]byte, 4096)
+	for !strings.Contains(seen.String(), "Making ext4") {
+		n, err := stderr.Read(buf)
+		seen.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	rest, _ := io.ReadAll(stderr)
+	seen.Write(rest)
+	err = cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code == 0 {
+		t.Skipf("create finished before the interrupt arrived: %s", seen.String())
+	}
+	if code != exitCancelled {
+		t.Fatalf("interrupted create: exit %d, want %d: %s", code, exitCancelled, seen.String())
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "big.hc") || strings.Contains(e.Name(), ".cryptvol-") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "tmp")); len(ents) != 0 {
+		t.Errorf("left in TMPDIR: %v", ents)
+	}
+	t.Logf("%s", strings.TrimSpace(seen.String()))
 }

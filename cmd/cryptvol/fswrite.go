@@ -280,6 +280,9 @@ func volErr(name string, err error) error {
 func (t *driverTree) Type() string { return t.typ }
 
 func (t *driverTree) Stat(name string) (fs.FileInfo, error) {
+	if t.root == nil && t.ro == nil {
+		return nil, t.err // the mount failed: the reader is closed too
+	}
 	if t.root == nil {
 		return t.ro.Lstat(name)
 	}
@@ -288,6 +291,9 @@ func (t *driverTree) Stat(name string) (fs.FileInfo, error) {
 }
 
 func (t *driverTree) ReadDir(name string) ([]fs.DirEntry, error) {
+	if t.root == nil && t.ro == nil {
+		return nil, t.err
+	}
 	if t.root == nil {
 		return t.ro.ReadDir(name)
 	}
