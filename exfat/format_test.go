@@ -27,6 +27,9 @@ var mkfsCases = []mkfsCase{
 	{256 << 20, 0, 0}, {256<<20 + 512, 0, 0}, {32 << 30, 0, 0}, {32<<30 + 1<<20, 0, 0},
 	{8<<20 + 3*512 + 100, 0, 0}, {100 << 20, 512, 0}, {100 << 20, 1 << 20, 0}, {100 << 20, 0, 64 << 10},
 	{1 << 30, 4096, 0}, {5 << 20, 128 << 10, 0}, {2 << 30, 0, 0}, {16 << 20, 0, 0}, {64 << 20, 0, 0},
+	// The alignments create and format fall back to below 3 MiB (the largest
+	// that fits), as mkfs.exfat -b gives them.
+	{1 << 20, 0, 256 << 10}, {1835008, 0, 512 << 10}, {2 << 20, 0, 512 << 10},
 }
 
 // TestFormatMatchesMkfs formats each case with Format and with mkfs.exfat
