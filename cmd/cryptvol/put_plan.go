@@ -100,7 +100,9 @@ func (p *putPlan) add(a *app, src, dest string, lk putLinks, follow bool, ancest
 		}
 	}
 	switch {
-	case fi.Mode().IsRegular():
+	case fi.Mode().IsRegular(), !fi.IsDir() && ancestors == nil:
+		// A source named on the command line (a pipe, a device) is read
+		// like a file, as cp without -r reads it.
 		p.jobs = append(p.jobs, putJob{src: src, dest: dest, size: fi.Size(), mtime: fi.ModTime(), perm: fi.Mode().Perm()})
 	case fi.IsDir():
 		for _, up := range ancestors {
