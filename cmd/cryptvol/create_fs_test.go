@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +104,7 @@ func TestCreateEachFilesystem(t *testing.T) {
 				plain := vol + ".plain"
 				cvOK(t, env, append([]string{"export", vol, plain}, creds...)...)
 				runChecker(t, fsName, plain)
+				checkSectorFit(t, env, fsName, vol, plain, creds)
 
 				cvOK(t, env, append([]string{"put", vol, src, "/"}, creds...)...)
 				if out := cvOK(t, env, append([]string{"ls", vol, "/"}, creds...)...); !strings.Contains(out, "hello.txt") {
@@ -253,4 +256,35 @@ func TestCreateExternalInterrupted(t *testing.T) {
 		t.Errorf("left in TMPDIR: %v", ents)
 	}
 	t.Logf("%s", strings.TrimSpace(seen.String()))
+}
+
+// checkSectorFit: ext4's blocks and NTFS's sectors are no smaller than
+// the volume's sector (a LUKS2 volume's is 4096 bytes by default), or the
+// kernel could not mount the decrypted device.
+func checkSectorFit(t *testing.T, env []string, fsName, vol, plain string, creds []string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^Sector size: +(\d+)`).FindStringSubmatch(cvOK(t, env, append([]string{"info", vol}, creds...)...))
+	if m == nil {
+		t.Fatal("info shows no sector size")
+	}
+	ss, _ := strconv.Atoi(m[1])
+	switch fsName {
+	case "ext4":
+		out, err := exec.Command("dumpe2fs", "-h", plain).Output()
+		b := regexp.MustCompile(`Block size:\s+(\d+)`).FindSubmatch(out)
+		if err != nil || b == nil {
+			t.Fatalf("dumpe2fs -h: %v", err)
+		}
+		if bs, _ := strconv.Atoi(string(b[1])); bs < ss {
+			t.Errorf("ext4 blocks of %d bytes in a volume of %d-byte sectors", bs, ss)
+		}
+	case "ntfs":
+		f, _ := os.Open(plain)
+		boot := make([]byte, 512)
+		f.ReadAt(boot, 0)
+		f.Close()
+		if bps := int(boot[11]) | int(boot[12])<<8; bps != ss {
+			t.Errorf("NTFS of %d-byte sectors in a volume of %d-byte sectors", bps, ss)
+		}
+	}
 }

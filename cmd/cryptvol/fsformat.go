@@ -135,18 +135,25 @@ func formatExFAT(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec
 	return err
 }
 
-func mkfsExt4Args(label, image string) []string {
+func mkfsExt4Args(label string, sectorSize int, image string) []string {
 	args := []string{"-q", "-F"}
+	if sectorSize > 1024 {
+		// A block smaller than the volume's sector (mkfs.ext4 makes 1 KiB
+		// ones under 512 MiB) is one the kernel cannot mount from the
+		// decrypted device; on a block device mkfs.ext4 sees this itself.
+		args = append(args, "-b", strconv.Itoa(sectorSize))
+	}
 	if label != "" {
 		args = append(args, "-L", label)
 	}
 	return append(args, image)
 }
 
-func mkntfsArgs(label, image string) []string {
+func mkntfsArgs(label string, sectorSize int, image string) []string {
 	// Quick (the image is sparse, so already zero), forced (a file, not
-	// a block device).
-	args := []string{"-Q", "-F", "-q"}
+	// a block device), with the volume's sector size (which mkntfs
+	// cannot learn from a file).
+	args := []string{"-Q", "-F", "-q", "-s", strconv.Itoa(sectorSize)}
 	if label != "" {
 		args = append(args, "-L", label)
 	}
@@ -156,7 +163,7 @@ func mkntfsArgs(label, image string) []string {
 // externalFormatter runs tool on a scratch image of exactly the data
 // area's size and copies the result into the volume through its own
 // write path: no mount, no root. The image goes whatever happens.
-func externalFormatter(tool externalTool, args func(label, image string) []string) formatter {
+func externalFormatter(tool externalTool, args func(label string, sectorSize int, image string) []string) formatter {
 	return formatter{tool: &tool, format: func(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
 		if err := tool.missing("--filesystem " + spec.fs); err != nil {
 			return err
@@ -167,7 +174,7 @@ func externalFormatter(tool externalTool, args func(label, image string) []strin
 		}
 		defer img.Close()
 		a.infof("Making %s with %s ...", spec.fs, tool.name)
-		code, out, err := img.run(ctx, tool, args(spec.label, img.path)...)
+		code, out, err := img.run(ctx, tool, args(spec.label, v.SectorSize(), img.path)...)
 		if err != nil {
 			return err
 		}
