@@ -85,6 +85,14 @@ func TestPutNamesEveryFilesystem(t *testing.T) {
 			for _, name := range stored {
 				cvOK(t, env, append([]string{"put", vol, src, name}, creds...)...)
 			}
+			// mv checks its destination's name the same way.
+			stored1 := fileHash(t, vol)
+			if r := cvRun(env, time.Minute, append([]string{"mv", vol, "/" + b255, "/" + b256}, creds...)...); r.code != exitUsage {
+				t.Errorf("mv to a 256-byte name: %v; want exit 1", r)
+			}
+			if fileHash(t, vol) != stored1 {
+				t.Error("a refused mv changed the container")
+			}
 			out := cvOK(t, env, append([]string{"ls", vol, "/"}, creds...)...)
 			for _, name := range stored {
 				if !strings.Contains(out, name[1:]+"\n") {
