@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cryptvol/cryptvol/internal/oracle"
+	"github.com/cryptvol/cryptvol/mount"
 )
 
 // fsChecker is the real checker of each filesystem create makes, run
@@ -33,6 +34,20 @@ func needFSTools(t *testing.T, tools ...string) {
 			t.Skipf("%s not installed", tool)
 		}
 	}
+}
+
+// needDriverWrites skips a test that writes into ext4 or NTFS: those
+// writes go through fuse2fs / ntfs-3g stacked on a FUSE mount.
+func needDriverWrites(t *testing.T, fsName string) {
+	t.Helper()
+	driver := map[string]string{"ext4": "fuse2fs", "ntfs": "ntfs-3g"}[fsName]
+	if driver == "" {
+		return
+	}
+	if err := mount.Available(); err != nil {
+		t.Skipf("writing %s goes through %s on FUSE: %v", fsName, driver, err)
+	}
+	needFSTools(t, driver)
 }
 
 // runChecker runs the filesystem's checker on img and fails the test
@@ -105,6 +120,7 @@ func TestCreateEachFilesystem(t *testing.T) {
 				cvOK(t, env, append([]string{"export", vol, plain}, creds...)...)
 				runChecker(t, fsName, plain)
 				checkSectorFit(t, env, fsName, vol, plain, creds)
+				needDriverWrites(t, fsName)
 
 				cvOK(t, env, append([]string{"put", vol, src, "/"}, creds...)...)
 				if out := cvOK(t, env, append([]string{"ls", vol, "/"}, creds...)...); !strings.Contains(out, "hello.txt") {

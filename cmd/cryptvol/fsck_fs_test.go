@@ -107,6 +107,7 @@ func TestFsckEachFilesystem(t *testing.T) {
 				} else {
 					creds, pim = append(creds, "--pim", "1"), 1
 				}
+				needDriverWrites(t, fsName)
 				cvOK(t, env, append(args, creds...)...)
 				cvOK(t, env, append([]string{"put", vol, src, "/"}, creds...)...)
 				cvOK(t, env, append([]string{"fsck", vol}, creds...)...)
