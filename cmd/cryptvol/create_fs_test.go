@@ -78,9 +78,6 @@ func cvOK(t *testing.T, env []string, args ...string) string {
 func TestCreateEachFilesystem(t *testing.T) {
 	needFSTools(t, "fsck.fat", "fsck.exfat", "e2fsck", "mkfs.ext4", "mkntfs", "ntfsfix")
 	vc, vcErr := oracle.Find(oracle.VeraCrypt12624)
-	if vcErr != nil {
-		t.Logf("VeraCrypt not run: %v", vcErr)
-	}
 	dir := t.TempDir()
 	env := cvEnviron(filepath.Join(dir, "run"), filepath.Join(dir, "tmp"))
 	pw := filepath.Join(dir, "pw")
@@ -136,18 +133,23 @@ func TestCreateEachFilesystem(t *testing.T) {
 				runChecker(t, fsName, plain)
 				os.Remove(plain)
 
-				if c.typ != "veracrypt" || vc == nil {
+				if c.typ != "veracrypt" {
 					return
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-				defer cancel()
-				m, err := vc.Mount(ctx, vol, oracle.MountOptions{Password: "correct horse battery staple", PIM: 1, ReadOnly: true})
-				if err != nil {
-					t.Fatalf("VeraCrypt %s does not open it: %v", vc.Version, err)
-				}
-				defer m.Dismount()
-				runChecker(t, fsName, m.Dev)
-				t.Logf("VeraCrypt %s opens it; %s finds its decrypted device %s clean", vc.Version, fsChecker[fsName][0], m.Dev)
+				t.Run("VeraCrypt", func(t *testing.T) {
+					if vc == nil {
+						t.Skipf("VeraCrypt %s cannot run here: %v", oracle.VeraCrypt12624, vcErr)
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+					defer cancel()
+					m, err := vc.Mount(ctx, vol, oracle.MountOptions{Password: "correct horse battery staple", PIM: 1, ReadOnly: true})
+					if err != nil {
+						t.Fatalf("VeraCrypt %s does not open it: %v", vc.Version, err)
+					}
+					defer m.Dismount()
+					runChecker(t, fsName, m.Dev)
+					t.Logf("VeraCrypt %s opens it; %s finds its decrypted device %s clean", vc.Version, fsChecker[fsName][0], m.Dev)
+				})
 			})
 		}
 	}
