@@ -32,11 +32,9 @@ checksums, chains longer than their files, orphaned entries, a dirty
 flag, boot regions that differ; --repair mends all but cross-links and
 entries it cannot understand.
 
-FAT: lost clusters,
-cross-linked files, bad directory entries, broken or over-long cluster
-chains, wrong sizes, operations a crash interrupted, FAT copies that differ.
-
---repair fixes all of that the way fsck.fat -a does, except that nothing
+FAT: lost clusters, cross-linked files, bad directory entries, broken or
+over-long cluster chains, wrong sizes, operations a crash interrupted, FAT
+copies that differ. --repair fixes all of that the way fsck.fat -a does, except that nothing
 is dropped that can be kept: cross-linked files each get their own copy of
 the shared clusters (only without room for it is the second one cut, as
 fsck.fat does); a rename a crash interrupted is completed; a file with a
