@@ -293,3 +293,12 @@ func (e *entry) setModified(t time.Time, loc *time.Location) {
 	e.mtime, e.m10, e.mtz = encodeTime(t, loc)
 	e.atime, _, e.atz = e.mtime, 0, e.mtz
 }
+
+// ValidateName reports whether name (one path component) can be stored:
+// at most 255 UTF-16 units, none of "*/:<>?\| or control characters, not
+// ending in a space or a dot, and not "." or "..". Every write checks it;
+// callers check it first to refuse a command before anything is written.
+func ValidateName(name string) error {
+	_, err := checkName(name)
+	return err
+}

@@ -274,3 +274,10 @@ func encodeLFN(dst []byte, name string, sum byte) {
 
 // lfnOffsets are the byte offsets of the 13 UTF-16 units in a slot.
 var lfnOffsets = [lfnUnits]int{1, 3, 5, 7, 9, 14, 16, 18, 20, 22, 24, 28, 30}
+
+// ValidateName reports whether name (one path component) can be stored
+// as a file or directory name: at most 255 UTF-16 units, none of
+// "*/:<>?\| or control characters, not ending in a space or a dot, and
+// not "." or "..". Every write checks it; callers check it first to
+// refuse a command before anything is written.
+func ValidateName(name string) error { return checkName(name) }

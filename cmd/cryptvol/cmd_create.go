@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/fsprobe"
 	"github.com/cryptvol/cryptvol/internal/atomicfile"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/volume"
@@ -27,9 +28,14 @@ random-looking ciphertext unless --quick (a sparse file). The file appears
 under its name only once it is complete; an existing file is kept unless
 --force.
 
+--filesystem fat|exfat|ext4|ntfs|none chooses what goes inside (default
+fat), as 'cryptvol format' makes it: FAT and exFAT are built in, ext4 is
+made by mkfs.ext4 (e2fsprogs) and NTFS by mkntfs (ntfs-3g) when installed.
+
 With --hidden (or --volume-type=hidden), VOLUME must be an existing
-VeraCrypt/TrueCrypt volume: a hidden volume of SIZE is placed in the free
-space at the end of its FAT filesystem. The outer volume's credentials are
+VeraCrypt/TrueCrypt volume holding a FAT filesystem: a hidden volume of
+SIZE is placed in the free space at the end of it (any --filesystem may go
+inside the hidden volume itself). The outer volume's credentials are
 given with --outer-password-file, --outer-keyfile and --outer-pim.
 
 With --type luks2 (or luks1), cryptsetup luksFormat's options apply:
@@ -49,6 +55,7 @@ TrueCrypt's and VeraCrypt's own spellings work too: --volume-type=normal,
 
 Examples:
   cryptvol create v.hc --size 10M --encryption AES --hash SHA-512 --password-file pw.txt
+  cryptvol create v.hc --size 1G --filesystem ext4 --password-file pw.txt
   cryptvol create v.tc --size 10M --type truecrypt --encryption=Twofish --hash=RIPEMD-160 -p secret --non-interactive
   cryptvol create v.hc --hidden --size 2M --password-file hidden.txt --outer-password-file outer.txt
   cryptvol create pi.img --size 1G --type luks2 --cipher xchacha12,aes-adiantum-plain64 --password-file pw.txt
@@ -80,7 +87,7 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 	var f createFlags
 	fl.StringVar(&f.size, "size", "", "container size (K, M, G, T suffixes; plain number = bytes); for --hidden the hidden volume's size")
 	fl.StringVar(&f.volumeType, "volume-type", "normal", "normal or hidden (TrueCrypt spelling of --hidden)")
-	fl.StringVar(&f.filesystem, "filesystem", "fat", "filesystem to create inside: fat or none")
+	fl.StringVar(&f.filesystem, "filesystem", "fat", "filesystem to create inside: "+filesystemNames)
 	fl.StringVar(&f.label, "label", "", "filesystem label")
 	fl.StringVar(&f.randomSource, "random-source", "", "mix the contents of `FILE` into the key material")
 	fl.BoolVar(&f.quick, "quick", false, "do not fill the data area (sparse file; faster, but shows which parts are used)")
@@ -117,17 +124,14 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
-	var fsOpts *fat.FormatOptions
-	switch strings.ToLower(f.filesystem) {
-	case "none":
-	case "fat", "vfat", "fat12", "fat16", "fat32":
-		o, err := fatFormatOptions(f.filesystem, f.label, "")
-		if err != nil {
-			return err
-		}
-		fsOpts = &o
-	default:
-		return usageError(fmt.Errorf("--filesystem %q: cryptvol creates fat or none (format other filesystems through 'cryptvol mount --raw')", f.filesystem))
+	fsSpec, err := parseFormatSpec(f.filesystem, f.label, "")
+	if err != nil {
+		return err
+	}
+	// A missing mkfs is said before the key derivation, and before a
+	// hidden volume's header is written into its outer volume.
+	if err := fsSpec.preflight(); err != nil {
+		return err
 	}
 	typ := strings.ToLower(cf.typ)
 	switch typ {
@@ -161,10 +165,10 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 		if hidden {
 			return usageError(errors.New("LUKS volumes have no hidden volumes"))
 		}
-		return createLUKSFile(ctx, a, cf, lf, &f, path, typ, size, creds, fsOpts)
+		return createLUKSFile(ctx, a, cf, lf, &f, path, typ, size, creds, fsSpec)
 	}
 	if hidden {
-		return createHidden(ctx, a, fl, cf, &f, path, size, creds, opts, fsOpts)
+		return createHidden(ctx, a, fl, cf, &f, path, size, creds, opts, fsSpec)
 	}
 	if _, err := os.Lstat(path); err == nil && !f.force {
 		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", path))
@@ -177,7 +181,7 @@ func runCreate(ctx context.Context, a *app, args []string) error {
 			return createError(err)
 		}
 		speed := bar.Finish()
-		if err := formatNew(dev, cr.Unlocked, fsOpts); err != nil {
+		if err := formatNew(ctx, a, dev, cr.Unlocked, fsSpec); err != nil {
 			return err
 		}
 		if !f.quick {
@@ -267,26 +271,23 @@ func createFile(a *app, path string, size int64, build func(dev *volume.FileDevi
 }
 
 // formatNew writes the filesystem into a freshly created volume.
-func formatNew(dev volume.Device, u *volume.Unlocked, fsOpts *fat.FormatOptions) error {
-	if fsOpts == nil {
+func formatNew(ctx context.Context, a *app, dev volume.Device, u *volume.Unlocked, spec *formatSpec) error {
+	if spec == nil || spec.fs == "none" {
 		return nil
 	}
 	v, err := volume.New(dev, u, volume.Options{})
 	if err != nil {
 		return err
 	}
-	if err := fat.Format(v, v.Size(), *fsOpts); err != nil {
+	if err := formatVolume(ctx, a, v, spec); err != nil {
 		v.Close()
-		if errors.Is(err, fat.ErrTooSmall) {
-			return usageError(fmt.Errorf("%v: make the volume larger or use --filesystem none", err))
-		}
 		return err
 	}
 	return v.Close()
 }
 
 // createHidden places a hidden volume inside an existing outer volume.
-func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) bool }, cf *credFlags, f *createFlags, path string, size int64, creds volume.Credentials, opts tcrypt.CreateOptions, fsOpts *fat.FormatOptions) error {
+func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) bool }, cf *credFlags, f *createFlags, path string, size int64, creds volume.Credentials, opts tcrypt.CreateOptions, fsSpec *formatSpec) error {
 	f.outerKeyfiles = nonEmpty(f.outerKeyfiles)
 	if f.outerPasswordFile == "" && len(f.outerKeyfiles) == 0 && (cf.nonInteractive || !stdinIsTerminal()) {
 		return usageError(errors.New("--hidden needs the outer volume's credentials: --outer-password-file FILE (or --outer-keyfile)"))
@@ -318,8 +319,12 @@ func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) boo
 		usedEnd = oi.DataOffset + ffs.UsedEnd()
 		ffs.Close()
 	} else if !f.force {
+		what := "no filesystem cryptvol recognises"
+		if r, perr := fsprobe.Probe(ov); perr == nil {
+			what = "a filesystem of type " + r.Type
+		}
 		ov.Close()
-		return withCode(exitDestroy, errors.New("the outer volume holds no FAT filesystem, so its used space is unknown; use --force to place the hidden volume at its end anyway"))
+		return withCode(exitDestroy, fmt.Errorf("the outer volume holds %s: a hidden volume needs a FAT outer volume, whose used space cryptvol can see (the hidden volume must not overlap it); use --force to place it at the end of the outer volume anyway, at the risk of overwriting outer files there", what))
 	}
 	ov.Close()
 	if oi.Format == "truecrypt" {
@@ -332,7 +337,7 @@ func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) boo
 		return createError(err)
 	}
 	bar.Finish()
-	if err := formatNew(dev, cr.Unlocked, fsOpts); err != nil {
+	if err := formatNew(ctx, a, dev, cr.Unlocked, fsSpec); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "Created hidden volume in %s: %s, %s, %s. Open the outer volume with --protect-hidden until you stop writing to it.\n",
@@ -342,7 +347,7 @@ func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) boo
 
 // createLUKSFile creates a LUKS1 or LUKS2 container (cryptsetup luksFormat
 // options are accepted, see luks_create.go).
-func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFlags, f *createFlags, path, typ string, size int64, creds volume.Credentials, fsOpts *fat.FormatOptions) error {
+func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFlags, f *createFlags, path, typ string, size int64, creds volume.Credentials, fsSpec *formatSpec) error {
 	if _, err := os.Lstat(path); err == nil && !f.force {
 		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", path))
 	}
@@ -381,7 +386,7 @@ func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFl
 			return err
 		}
 		speed := bar.Finish()
-		if err := formatNew(dev, cr.Unlocked, fsOpts); err != nil {
+		if err := formatNew(ctx, a, dev, cr.Unlocked, fsSpec); err != nil {
 			return err
 		}
 		if !f.quick {

@@ -4,24 +4,37 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/fsprobe"
+	"github.com/cryptvol/cryptvol/volume"
 )
 
 func init() {
 	register(&command{
 		name:    "fsck",
 		summary: "check (and with --repair, fix) the filesystem inside a volume",
-		usage: `Usage: cryptvol fsck VOLUME [--repair] [--json] [credentials]
+		usage: `Usage: cryptvol fsck VOLUME [--repair] [--json] [--external] [credentials]
 
-Checks the FAT filesystem inside VOLUME, changing nothing: lost clusters,
-cross-linked files, bad directory entries, broken or over-long cluster
-chains, wrong sizes, operations a crash interrupted, FAT copies that differ.
+Checks the filesystem inside VOLUME, changing nothing. FAT and exFAT are
+checked by cryptvol itself; ext2/3/4 by e2fsck -fn (e2fsprogs) and NTFS by
+ntfsfix -n (ntfs-3g), run on a decrypted copy of the data area in a
+temporary file (removed whatever happens). --repair runs e2fsck -fy or
+ntfsfix on such a copy and writes back, through the volume and under its
+lock, only the blocks the tool changed; then checks again. --external
+checks FAT and exFAT with fsck.fat / fsck.exfat (dosfstools, exfatprogs)
+the same way. A checker that is not installed is exit 6, naming its
+package.
 
---repair fixes all of that the way fsck.fat -a does, except that nothing
+exFAT: lost and unmarked clusters, cross-links, bad entry sets, wrong
+checksums, chains longer than their files, orphaned entries, a dirty
+flag, boot regions that differ; --repair mends all but cross-links and
+entries it cannot understand.
+
+FAT: lost clusters, cross-linked files, bad directory entries, broken or
+over-long cluster chains, wrong sizes, operations a crash interrupted, FAT
+copies that differ. --repair fixes all of that the way fsck.fat -a does, except that nothing
 is dropped that can be kept: cross-linked files each get their own copy of
 the shared clusters (only without room for it is the second one cut, as
 fsck.fat does); a rename a crash interrupted is completed; a file with a
@@ -35,25 +48,42 @@ every other change until --repair has run.
 
 Exit status: 0 nothing found; 1 problems found and all of them repaired
 (with --repair); 3 problems found and not (all) repaired, which without
---repair is anything at all, lost clusters included (as fsck.fat -n).
+--repair is anything at all, lost clusters included (as fsck.fat -n);
+6 the checker the filesystem needs is not installed (nothing was checked).
 
 Example:
   cryptvol fsck secret.hc --password-file pw.txt
   cryptvol fsck secret.hc --repair --password-file pw.txt
+  cryptvol fsck luks-ext4.img --json --password-file pw.txt
 `,
 		run: runFsck,
 	})
 	register(&command{
 		name:    "format",
-		summary: "create a new FAT filesystem inside an existing volume",
-		usage: `Usage: cryptvol format VOLUME --filesystem fat [--label NAME] [--serial XXXX-XXXX] [--force] [credentials]
+		summary: "create a new filesystem (FAT, exFAT, ext4, NTFS) inside an existing volume",
+		usage: `Usage: cryptvol format VOLUME --filesystem fat|exfat|ext4|ntfs|none [--label NAME] [--serial XXXX-XXXX] [--force] [credentials]
 
-Writes an empty FAT filesystem over the volume's data area, choosing FAT12,
-FAT16 or FAT32 and the cluster size as mkfs.fat does. A volume that already
-holds a recognised filesystem is only formatted with --force.
+Writes an empty filesystem over the volume's data area. A volume that
+already holds a recognised filesystem is only formatted with --force.
 
-Example:
+  fat    FAT12, FAT16 or FAT32 and the cluster size chosen as mkfs.fat
+         does (fat12, fat16, fat32 force the type); built in
+  exfat  laid out as mkfs.exfat (exfatprogs) lays out the same size;
+         built in
+  ext4   made by mkfs.ext4 (e2fsprogs), ntfs by mkntfs (ntfs-3g), on a
+         temporary image of the data area's size that is then written
+         into the volume (no mount, no root; the image is removed
+         whatever happens). Without the program: exit 6, naming the
+         package to install.
+  none   erases the filesystem's signatures (the first and the last MiB
+         of the data area), so that no filesystem is recognised
+
+--serial is for FAT and exFAT; --label takes up to 11 characters on FAT
+and exFAT, 16 on ext4, 128 on NTFS.
+
+Examples:
   cryptvol format secret.hc --filesystem fat --label PRIVATE --password-file pw.txt
+  cryptvol format secret.hc --filesystem ext4 --force --password-file pw.txt
 `,
 		run: runFormat,
 	})
@@ -63,37 +93,82 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 	c := commands["fsck"]
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
-	repair := fl.Bool("repair", false, "repair what is found (cross-links, bad entries, broken chains, lost clusters, ...)")
-	asJSON := fl.Bool("json", false, "print the report as JSON (the exit status is the same)")
+	var o fsckOptions
+	fl.BoolVar(&o.repair, "repair", false, "repair what is found (cross-links, bad entries, broken chains, lost clusters, ...)")
+	fl.BoolVar(&o.json, "json", false, "print the report as JSON (the exit status is the same)")
+	fl.BoolVar(&o.external, "external", false, "FAT and exFAT: run fsck.fat / fsck.exfat instead of the built-in check")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
 	if err := wantArgs(fl, 1, 1); err != nil {
 		return err
 	}
-	mode := fatRead
-	if *repair {
-		mode = fatRepair
-	}
-	ffs, done, err := openFAT(ctx, a, fl, cf, fl.Arg(0), mode)
+	o.volPath = fl.Arg(0)
+	v, err := openVolume(ctx, a, fl, cf, o.volPath, !o.repair)
 	if err != nil {
 		return err
 	}
-	rep, err := ffs.Check(*repair)
+	defer v.Close()
+	typ := "vfat" // and where nothing is recognised: openFATOn explains
+	if r, err := fsprobe.Probe(v); err == nil {
+		typ = r.Type
+	}
+	check := fsckers[typ]
+	if o.external && externalCheckers[typ] != nil {
+		check = externalCheckers[typ].run
+	}
+	if check == nil {
+		return withCode(exitNoTool, fmt.Errorf("no checker for %s", typ))
+	}
+	return check(ctx, a, v, &o)
+}
+
+// fsckOptions are fsck's flags.
+type fsckOptions struct {
+	repair, json, external bool
+	volPath                string
+}
+
+// fsckFunc checks (with o.repair, repairs) the filesystem in v and
+// returns fsck's exit status as an error.
+type fsckFunc func(ctx context.Context, a *app, v *volume.Volume, o *fsckOptions) error
+
+// fsckers are the checkers by filesystem type (as fsprobe names it):
+// FAT and exFAT built in, the others the filesystem's own tools on a
+// decrypted copy. A built-in checker replaces an external one here.
+var fsckers = map[string]fsckFunc{
+	"vfat":  fsckFAT,
+	"exfat": fsckExFAT,
+	"ext2":  e2fsck.run,
+	"ext3":  e2fsck.run,
+	"ext4":  e2fsck.run,
+	"ntfs":  ntfsfix.run,
+}
+
+func fsckFAT(ctx context.Context, a *app, v *volume.Volume, o *fsckOptions) error {
+	mode := fatRead
+	if o.repair {
+		mode = fatRepair
+	}
+	ffs, done, err := openFATOn(a, v, o.volPath, mode)
+	if err != nil {
+		return err
+	}
+	rep, err := ffs.Check(o.repair)
 	if cerr := done(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return fatError(err)
 	}
-	if *asJSON {
+	if o.json {
 		if err := writeJSON(a.stdout, fsckJSON(rep)); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprint(a.stdout, rep.String())
 	}
-	return fsckResult(rep, fl.Arg(0))
+	return fsckResult(rep, o.volPath)
 }
 
 // fsckResult is fsck's exit status: 0 clean, 1 all repaired, 3 problems
@@ -114,9 +189,9 @@ func runFormat(ctx context.Context, a *app, args []string) error {
 	c := commands["format"]
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
-	fsType := fl.String("filesystem", "fat", "filesystem to create: fat (FAT12/16/32 chosen by size), fat12, fat16, fat32")
-	label := fl.String("label", "", "volume label (up to 11 characters)")
-	serial := fl.String("serial", "", "volume serial as XXXX-XXXX (default random)")
+	fsType := fl.String("filesystem", "fat", "filesystem to create: "+filesystemNames+" (fat12, fat16, fat32 force FAT's type)")
+	label := fl.String("label", "", "volume label")
+	serial := fl.String("serial", "", "volume serial as XXXX-XXXX, FAT and exFAT (default random)")
 	force := fl.Bool("force", false, "format even if a filesystem is already there")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
@@ -124,8 +199,11 @@ func runFormat(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fl, 1, 1); err != nil {
 		return err
 	}
-	opts, err := fatFormatOptions(*fsType, *label, *serial)
+	spec, err := parseFormatSpec(*fsType, *label, *serial)
 	if err != nil {
+		return err
+	}
+	if err := spec.preflight(); err != nil {
 		return err
 	}
 	v, err := openVolume(ctx, a, fl, cf, fl.Arg(0), false)
@@ -136,10 +214,16 @@ func runFormat(ctx context.Context, a *app, args []string) error {
 	if r, err := fsprobe.Probe(v); err == nil && !*force {
 		return withCode(exitDestroy, fmt.Errorf("the volume already holds a %s filesystem (use --force to replace it and lose its files)", r.Type))
 	}
-	if err := fat.Format(v, v.Size(), opts); err != nil {
-		return err
+	if spec.fs == "none" {
+		return fatError(eraseSignatures(v))
 	}
-	return v.Sync()
+	if err := formatVolume(ctx, a, v, spec); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return interrupted("format stopped: the volume holds no usable filesystem now; run the same command again")
+		}
+		return fatError(err)
+	}
+	return v.Close()
 }
 
 // fatFormatOptions parses the --filesystem, --label and --serial values
@@ -160,12 +244,11 @@ func fatFormatOptions(fsType, label, serial string) (fat.FormatOptions, error) {
 	}
 	o.Label = label
 	if serial != "" {
-		s := strings.ReplaceAll(serial, "-", "")
-		n, err := strconv.ParseUint(s, 16, 32)
-		if err != nil || len(s) != 8 {
-			return o, usageError(fmt.Errorf("--serial %q: want eight hex digits like DEAD-BEEF", serial))
+		n, err := parseSerial(serial)
+		if err != nil {
+			return o, err
 		}
-		o.Serial = uint32(n)
+		o.Serial = n
 	}
 	return o, nil
 }

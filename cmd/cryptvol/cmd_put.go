@@ -20,7 +20,7 @@ func init() {
 	register(&command{
 		name:    "put",
 		summary: "copy files or directories into a volume",
-		usage: `Usage: cryptvol put VOLUME SRC... [DESTDIR] [-r] [--force] [credentials]
+		usage: `Usage: cryptvol put VOLUME SRC... [DESTDIR] [-r] [-L] [--force] [credentials]
 
 Copies local files (and, with -r, directories) into the filesystem inside
 VOLUME (FAT and exFAT written by cryptvol itself, ext2/3/4 and NTFS through
@@ -31,6 +31,13 @@ inside the volume. A destination that is a directory, or ends in '/',
 means "into" (a missing DIR/ is made); otherwise a single SRC gets that
 name: put VOLUME a.txt /b.txt. SRC - is standard input, stored under the
 name given: put VOLUME - /dir/NAME.
+Symbolic links are copied as cp -r copies them: as links on ext2/3/4 and
+NTFS (a link given as SRC too, with -r); FAT and exFAT have none, so put
+copies everything else, lists the links it left out and exits 1; -L copies
+what every link points to instead. Every destination name is checked
+against the filesystem's rule (255 UTF-16 units on FAT, exFAT and NTFS,
+255 bytes on ext4; FAT's and exFAT's forbidden characters) before anything
+is written: a name that cannot be stored is exit 1, nothing written.
 Existing files in the volume are kept unless --force. Modification times
 are preserved. Before anything is written, put checks every destination,
 the FAT file size limit (4 GiB - 1 byte) and the free space. Each file is
@@ -41,6 +48,7 @@ Ctrl-C stops inside a file and says how many were copied (exit 130).
 Example:
   cryptvol put secret.hc notes.txt /docs --password-file pw.txt
   cryptvol put secret.hc photos/ -r --password-file pw.txt
+  cryptvol put secret.hc photos/ -r -L --password-file pw.txt
   cryptvol put secret.hc notes.txt /new/ --password-file pw.txt
   tar c dir | cryptvol put secret.hc - /dir.tar --password-file pw.txt
 `,
@@ -55,6 +63,7 @@ func runPut(ctx context.Context, a *app, args []string) error {
 	cf.addProtectFlags(fl)
 	recursive := fl.BoolP("recursive", "r", false, "copy directories recursively")
 	force := fl.Bool("force", false, "overwrite existing files in the volume")
+	follow := fl.BoolP("dereference", "L", false, "copy what symbolic links point to, not the links")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
@@ -78,6 +87,9 @@ func runPut(ctx context.Context, a *app, args []string) error {
 			continue
 		}
 		fi, err := os.Stat(s)
+		if err != nil && *recursive && !*follow {
+			fi, err = os.Lstat(s) // a dangling link, copied as a link
+		}
 		if err != nil {
 			return err
 		}
@@ -95,10 +107,11 @@ func runPut(ctx context.Context, a *app, args []string) error {
 		}
 		return err
 	}
+	lk := putLinks{follow: *follow, recursive: *recursive}
 	if tree != nil {
-		return closeTree(done, putTree(ctx, a, tree, srcs, dest, into, *force))
+		return closeTree(done, putTree(ctx, a, tree, srcs, dest, into, *force, lk))
 	}
-	err = putAll(ctx, a, ffs, srcs, dest, into, *force)
+	err = putAll(ctx, a, ffs, srcs, dest, into, *force, lk)
 	if cerr := done(); err == nil {
 		err = fatError(cerr)
 	}
@@ -137,6 +150,7 @@ type putJob struct {
 	perm      fs.FileMode   // the source's permissions (kept where the filesystem has them)
 	old       *fat.FileInfo // the file replaced (--force), if any
 	in        io.Reader     // the data when src is "-" (standard input)
+	link      string        // a symbolic link's target: the job makes the link
 }
 
 // stdinSource checks a "-" source: standard input, once, to a named file.
@@ -148,15 +162,19 @@ func stdinSource(a *app, srcs []string, dest string, into bool) error {
 	return nil
 }
 
-func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string, into, force bool) error {
-	jobs, err := planPut(a, func(p string) (fs.FileInfo, error) {
+func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string, into, force bool, lk putLinks) error {
+	plan, err := planPut(a, func(p string) (fs.FileInfo, error) {
 		fi, err := ffs.Stat(p)
 		if err != nil {
 			return nil, err
 		}
 		return fi, nil
-	}, srcs, dest, into)
+	}, srcs, dest, into, lk)
 	if err != nil {
+		return err
+	}
+	jobs := plan.jobs
+	if err := checkNames("vfat", jobs); err != nil {
 		return err
 	}
 	// Leftovers of killed puts first: they hold clusters the check below
@@ -171,7 +189,10 @@ func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string
 	if err := checkPut(ffs, jobs, force); err != nil {
 		return err
 	}
-	return copyJobs(ctx, jobs, ffs, func(j putJob) error { return putFile(ctx, ffs, j) }, fatError)
+	if err := copyJobs(ctx, jobs, ffs, func(j putJob) error { return putFile(ctx, ffs, j) }, fatError); err != nil {
+		return err
+	}
+	return skippedLinks("FAT", plan.skipped)
 }
 
 // putDirs is what copyJobs needs of a filesystem besides writing files:
@@ -217,86 +238,6 @@ func copyJobs(ctx context.Context, jobs []putJob, dirs putDirs, putOne func(putJ
 			if err := dirs.Chtimes(j.dest, j.mtime, j.mtime); err != nil {
 				return wrap(err)
 			}
-		}
-	}
-	return nil
-}
-
-// planPut lists what put will write: the sources as cp would copy them
-// to dest, directories before what they hold.
-func planPut(a *app, stat func(string) (fs.FileInfo, error), srcs []string, dest string, into bool) ([]putJob, error) {
-	st, err := stat(dest)
-	destIsDir := err == nil && st.IsDir()
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fatError(err)
-	}
-	var jobs []putJob
-	if into && !destIsDir {
-		if err == nil {
-			return nil, usageError(fmt.Errorf("%s/ is a file in the volume, not a directory", dest))
-		}
-		// "DIR/" that does not exist yet: made, then filled.
-		jobs = append(jobs, putJob{dest: dest, dir: true})
-		destIsDir = true
-	}
-	add := func(src, target string) error {
-		if src == "-" {
-			jobs = append(jobs, putJob{src: "standard input", dest: target, mtime: time.Now(), in: a.stdin})
-			return nil
-		}
-		fi, err := os.Stat(src)
-		if err != nil {
-			return err
-		}
-		if !fi.IsDir() {
-			jobs = append(jobs, putJob{src: src, dest: target, size: fi.Size(), mtime: fi.ModTime(), perm: fi.Mode().Perm()})
-			return nil
-		}
-		jobs = append(jobs, putJob{src: src, dest: target, dir: true, mtime: fi.ModTime()})
-		return planTree(a, &jobs, src, target)
-	}
-	if !destIsDir {
-		// Only "put VOLUME file /newname" may name a file that does not
-		// exist yet (or replace one, with --force).
-		if len(srcs) != 1 {
-			return nil, usageError(fmt.Errorf("%s is not a directory in the volume", dest))
-		}
-		return jobs, add(srcs[0], dest)
-	}
-	for _, s := range srcs {
-		if err := add(s, path.Join(dest, filepath.Base(filepath.Clean(s)))); err != nil {
-			return nil, err
-		}
-	}
-	return jobs, nil
-}
-
-func planTree(a *app, jobs *[]putJob, src, dest string) error {
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		s := filepath.Join(src, e.Name())
-		d := path.Join(dest, e.Name())
-		switch {
-		case e.IsDir():
-			fi, err := e.Info()
-			if err != nil {
-				return err
-			}
-			*jobs = append(*jobs, putJob{src: s, dest: d, dir: true, mtime: fi.ModTime()})
-			if err := planTree(a, jobs, s, d); err != nil {
-				return err
-			}
-		case e.Type().IsRegular():
-			fi, err := e.Info()
-			if err != nil {
-				return err
-			}
-			*jobs = append(*jobs, putJob{src: s, dest: d, size: fi.Size(), mtime: fi.ModTime(), perm: fi.Mode().Perm()})
-		default:
-			a.warnf("%s: skipped: not a regular file or directory", s)
 		}
 	}
 	return nil

@@ -127,6 +127,11 @@ func runMkdir(ctx context.Context, a *app, args []string) error {
 		return closeTree(done, inVolume(mkdirTree(tree, fl.Args()[1:], *parents)))
 	}
 	for _, p := range fl.Args()[1:] {
+		if err := checkPathNames("vfat", p); err != nil {
+			return closeFAT(done, err, fl.Arg(0))
+		}
+	}
+	for _, p := range fl.Args()[1:] {
 		if *parents {
 			err = ffs.MkdirAll(volPath(p))
 		} else {
@@ -173,6 +178,9 @@ func runMv(ctx context.Context, a *app, args []string) error {
 		} else if !*force {
 			err = withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", dst))
 		}
+	}
+	if err == nil {
+		err = checkPathNames("vfat", dst)
 	}
 	if err == nil {
 		err = inVolume(ffs.Rename(src, dst))

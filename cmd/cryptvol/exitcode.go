@@ -20,6 +20,9 @@ const (
 	exitIO        = 4 // I/O error
 	exitDestroy   = 5 // refused: it would destroy data
 	exitCancelled = 130
+	// exitNoTool: the program a filesystem needs (its mkfs or its
+	// checker) is not installed. Not 3: nothing was found damaged.
+	exitNoTool = 6
 
 	// exitRepaired is fsck's 1, as fsck.fat's and e2fsck's: problems were
 	// found and all of them repaired.

@@ -67,7 +67,7 @@ func notFATError(v *volume.Volume, path string, write bool, err error) error {
 		if write {
 			return withCode(exitDamaged, fmt.Errorf("writing %s is not supported — read-only here (ls, get, df, info work)", r.Type))
 		}
-		return withCode(exitDamaged, fmt.Errorf("checking %s is not built in yet — read-only here (ls, get, df, info work)", r.Type))
+		return withCode(exitDamaged, fmt.Errorf("%s is not FAT (ls, get, df, info and fsck work on it)", r.Type))
 	}
 	return withCode(exitDamaged, fmt.Errorf("the volume holds no FAT filesystem (%v); create one with 'cryptvol format %s --filesystem fat'", err, path))
 }

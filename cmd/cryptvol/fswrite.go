@@ -38,6 +38,9 @@ type writeTree interface {
 	// Rename replaces an existing file at newpath.
 	Rename(oldpath, newpath string) error
 	Chtimes(name string, atime, mtime time.Time) error
+	// Symlink makes name a symbolic link to target (ErrUnsupported on
+	// exFAT, which has none).
+	Symlink(target, name string) error
 	// CreateExcl creates a new file (failing if the name exists).
 	CreateExcl(name string, perm fs.FileMode) (io.WriteCloser, error)
 	// Statfs is the space before the command (block size, available).
@@ -123,6 +126,10 @@ func (t exfatTree) Stat(name string) (fs.FileInfo, error) {
 
 func (t exfatTree) CreateExcl(name string, perm fs.FileMode) (io.WriteCloser, error) {
 	return t.FS.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+}
+
+func (t exfatTree) Symlink(target, name string) error {
+	return fmt.Errorf("%s: exFAT has no symbolic links: %w", name, filesystem.ErrUnsupported)
 }
 
 func (t exfatTree) Statfs() filesystem.Statfs {
@@ -273,6 +280,9 @@ func volErr(name string, err error) error {
 func (t *driverTree) Type() string { return t.typ }
 
 func (t *driverTree) Stat(name string) (fs.FileInfo, error) {
+	if t.root == nil && t.ro == nil {
+		return nil, t.err // the mount failed: the reader is closed too
+	}
 	if t.root == nil {
 		return t.ro.Lstat(name)
 	}
@@ -281,6 +291,9 @@ func (t *driverTree) Stat(name string) (fs.FileInfo, error) {
 }
 
 func (t *driverTree) ReadDir(name string) ([]fs.DirEntry, error) {
+	if t.root == nil && t.ro == nil {
+		return nil, t.err
+	}
 	if t.root == nil {
 		return t.ro.ReadDir(name)
 	}
@@ -319,6 +332,10 @@ func (t *driverTree) Rename(oldpath, newpath string) error {
 
 func (t *driverTree) Chtimes(name string, atime, mtime time.Time) error {
 	return t.change(name, func(r *os.Root, p string) error { return r.Chtimes(p, atime, mtime) })
+}
+
+func (t *driverTree) Symlink(target, name string) error {
+	return t.change(name, func(r *os.Root, p string) error { return r.Symlink(target, p) })
 }
 
 func (t *driverTree) CreateExcl(name string, perm fs.FileMode) (io.WriteCloser, error) {

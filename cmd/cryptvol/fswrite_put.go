@@ -18,9 +18,15 @@ import (
 // written, each file goes in under a temporary name and is renamed over
 // its destination when complete (a replaced file keeps its old content
 // until then), and Ctrl-C leaves no partial file.
-func putTree(ctx context.Context, a *app, t writeTree, srcs []string, dest string, into, force bool) error {
-	jobs, err := planPut(a, t.Stat, srcs, dest, into)
+func putTree(ctx context.Context, a *app, t writeTree, srcs []string, dest string, into, force bool, lk putLinks) error {
+	lk.keep = t.Type() != "exfat"
+	plan, err := planPut(a, t.Stat, srcs, dest, into, lk)
 	if err != nil {
+		return err
+	}
+	jobs := plan.jobs
+	// Before anything is written (or a driver started).
+	if err := checkNames(t.Type(), jobs); err != nil {
 		return err
 	}
 	swept := map[string]bool{}
@@ -33,7 +39,10 @@ func putTree(ctx context.Context, a *app, t writeTree, srcs []string, dest strin
 	if err := checkPutTree(t, jobs, force); err != nil {
 		return err
 	}
-	return copyJobs(ctx, jobs, t, func(j putJob) error { return putTreeFile(ctx, t, j) }, treeError)
+	if err := copyJobs(ctx, jobs, t, func(j putJob) error { return putTreeFile(ctx, t, j) }, treeError); err != nil {
+		return err
+	}
+	return skippedLinks(t.Type(), plan.skipped)
 }
 
 // checkPutTree refuses, before anything is written, a put that cannot
@@ -81,6 +90,9 @@ func checkPutTree(t writeTree, jobs []putJob, force bool) error {
 // putTreeFile copies one local file in through a temporary name in the
 // destination's directory.
 func putTreeFile(ctx context.Context, t writeTree, j putJob) error {
+	if j.link != "" {
+		return putTreeLink(t, j)
+	}
 	var in io.Reader = j.in // standard input ("-")
 	if in == nil {
 		f, err := os.Open(j.src)
@@ -120,6 +132,23 @@ func putTreeFile(ctx context.Context, t writeTree, j putJob) error {
 	return nil
 }
 
+// putTreeLink makes a symbolic link under a temporary name and renames
+// it over its destination.
+func putTreeLink(t writeTree, j putJob) error {
+	dir, base := path.Split(j.dest)
+	tmp := path.Join(dir, atomicfile.TempName(base))
+	err := t.Symlink(j.link, tmp)
+	if err == nil {
+		if err = t.Rename(tmp, j.dest); err != nil {
+			t.Remove(tmp)
+		}
+	}
+	if err != nil {
+		return treeError(fmt.Errorf("%s: %w", j.dest, err))
+	}
+	return nil
+}
+
 // rmTree, mkdirTree and mvTree are rm, mkdir and mv on a writeTree.
 func rmTree(t writeTree, paths []string, recursive bool) error {
 	for _, p := range paths {
@@ -148,6 +177,11 @@ func rmTree(t writeTree, paths []string, recursive bool) error {
 
 func mkdirTree(t writeTree, paths []string, parents bool) error {
 	for _, p := range paths {
+		if err := checkPathNames(t.Type(), p); err != nil {
+			return err
+		}
+	}
+	for _, p := range paths {
 		var err error
 		if parents {
 			err = t.MkdirAll(volPath(p))
@@ -163,6 +197,9 @@ func mkdirTree(t writeTree, paths []string, parents bool) error {
 
 func mvTree(t writeTree, src, dst string, force bool) error {
 	if _, err := t.Stat(src); err != nil {
+		return err
+	}
+	if err := checkPathNames(t.Type(), dst); err != nil {
 		return err
 	}
 	if st, err := t.Stat(dst); err == nil {

@@ -199,7 +199,9 @@ nothing, or for mkdir exists, a name the filesystem cannot hold, and mv into
 itself); 2 wrong password, keyfile or PIM, or not a recognised volume; 3
 damaged or unsupported volume; 4 I/O error (also a full filesystem, a missing
 local file); 5 refused because it would destroy data (a file exists, a
-protected hidden volume) or the volume is in use by another process; 130
+protected hidden volume) or the volume is in use by another process; 6 a
+program the filesystem needs (its mkfs or checker, e.g. mkfs.ext4, ntfsfix)
+is not installed; 130
 interrupted (Ctrl-C or SIGTERM: the command stops at the next file or chunk
 and says what it had done).
 `)

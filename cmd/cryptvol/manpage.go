@@ -42,8 +42,9 @@ cryptvol \- TrueCrypt, VeraCrypt and LUKS volumes without root, and their benchm
 0 success; 1 usage error (also a path in the volume that names nothing, or
 for mkdir exists already, and mv of a directory into itself); 2 wrong password, keyfile or PIM, or not a
 recognised volume; 3 damaged or unsupported volume; 4 I/O error; 5 refused
-because it would destroy data; 130 interrupted. fsck: 0 clean, 1 everything
-found was repaired, 3 errors left.
+because it would destroy data; 6 a program the filesystem needs (its mkfs
+or checker) is not installed; 130 interrupted. fsck: 0 clean, 1 everything
+found was repaired, 3 errors left, 6 no checker for the filesystem installed.
 .SH SEE ALSO
 .BR veracrypt (1),
 .BR cryptsetup (8),

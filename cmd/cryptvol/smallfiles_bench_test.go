@@ -35,7 +35,7 @@ func BenchmarkSmallFilesInVolume(b *testing.B) {
 		if err != nil {
 			return err
 		}
-		return formatNew(dev, cr.Unlocked, &fat.FormatOptions{})
+		return formatNew(context.Background(), nil, dev, cr.Unlocked, &formatSpec{fs: "fat"})
 	}); err != nil {
 		b.Fatal(err)
 	}

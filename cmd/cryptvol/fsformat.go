@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cryptvol/cryptvol/exfat"
+	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/volume"
+)
+
+// formatSpec is what --filesystem, --label and --serial of create and
+// format ask for.
+type formatSpec struct {
+	fs     string // a key of formatters, or "none"
+	label  string
+	serial uint32 // 0: random (FAT and exFAT)
+	fat    fat.FormatOptions
+}
+
+// preflight says, before anything is written, that the tool the
+// filesystem is made with is missing.
+func (s *formatSpec) preflight() error {
+	if s == nil || s.fs == "none" || formatters[s.fs].tool == nil {
+		return nil
+	}
+	return formatters[s.fs].tool.missing("--filesystem " + s.fs)
+}
+
+// formatFunc writes an empty filesystem over v's whole data area.
+type formatFunc func(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error
+
+// formatter makes one filesystem.
+type formatter struct {
+	format formatFunc
+	tool   *externalTool // the program format runs; nil when built in
+}
+
+// formatters are the filesystems create and format make, by the name
+// --filesystem gives. ext4 and NTFS are made by their own mkfs on a
+// scratch image for now; a built-in formatter replaces one with a line
+// like "ext4": {format: formatExt4}.
+var formatters = map[string]formatter{
+	"fat":   {format: formatFAT},
+	"exfat": {format: formatExFAT},
+	"ext4":  externalFormatter(externalTool{"mkfs.ext4", "e2fsprogs"}, mkfsExt4Args),
+	"ntfs":  externalFormatter(externalTool{"mkntfs", "ntfs-3g"}, mkntfsArgs),
+}
+
+// filesystemNames is the list help texts and errors show.
+const filesystemNames = "fat, exfat, ext4, ntfs or none"
+
+// parseFormatSpec reads --filesystem, --label and --serial. FAT's
+// variants (vfat, fat12, fat16, fat32) choose the FAT type.
+func parseFormatSpec(fsType, label, serial string) (*formatSpec, error) {
+	s := &formatSpec{fs: strings.ToLower(fsType), label: label}
+	switch s.fs {
+	case "vfat", "fat12", "fat16", "fat32", "fat":
+		o, err := fatFormatOptions(s.fs, label, serial)
+		if err != nil {
+			return nil, err
+		}
+		s.fs, s.fat = "fat", o
+		return s, nil
+	case "ext2", "ext3":
+		return nil, usageError(fmt.Errorf("--filesystem %s: cryptvol makes ext4 (which reads and writes like ext3 and ext2 where it matters); want %s", fsType, filesystemNames))
+	case "none":
+		return s, nil
+	}
+	if formatters[s.fs].format == nil {
+		return nil, usageError(fmt.Errorf("--filesystem %q: want %s", fsType, filesystemNames))
+	}
+	if serial != "" {
+		if s.fs != "exfat" {
+			return nil, usageError(fmt.Errorf("--serial is for FAT and exFAT; %s gets a random one", s.fs))
+		}
+		n, err := parseSerial(serial)
+		if err != nil {
+			return nil, err
+		}
+		s.serial = n
+	}
+	return s, nil
+}
+
+// parseSerial reads a volume serial spelled XXXX-XXXX.
+func parseSerial(serial string) (uint32, error) {
+	s := strings.ReplaceAll(serial, "-", "")
+	n, err := strconv.ParseUint(s, 16, 32)
+	if err != nil || len(s) != 8 {
+		return 0, usageError(fmt.Errorf("--serial %q: want eight hex digits like DEAD-BEEF", serial))
+	}
+	return uint32(n), nil
+}
+
+// formatVolume writes spec's filesystem into v ("none" writes nothing).
+func formatVolume(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
+	if spec == nil || spec.fs == "none" {
+		return nil
+	}
+	if err := formatters[spec.fs].format(ctx, a, v, spec); err != nil {
+		return err
+	}
+	return v.Sync()
+}
+
+func formatFAT(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
+	err := fat.Format(v, v.Size(), spec.fat)
+	if errors.Is(err, fat.ErrTooSmall) {
+		return usageError(fmt.Errorf("%v: make the volume larger or use --filesystem none", err))
+	}
+	return err
+}
+
+// formatExFAT makes what mkfs.exfat makes for the size. Under about
+// 3 MiB mkfs.exfat refuses its default 1 MiB alignment; there the
+// largest alignment that fits is used (what mkfs.exfat -b gives).
+func formatExFAT(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
+	o := exfat.FormatOptions{Label: spec.label, Serial: spec.serial}
+	err := exfat.Format(v, v.Size(), o)
+	for o.Align = 512 << 10; errors.Is(err, exfat.ErrTooSmall) && o.Align >= 4096; o.Align /= 2 {
+		if err = exfat.Format(v, v.Size(), o); err == nil {
+			a.infof("exFAT aligned to %d bytes (the volume is too small for mkfs.exfat's 1 MiB; what mkfs.exfat -b %d makes)", o.Align, o.Align)
+		}
+	}
+	if errors.Is(err, exfat.ErrTooSmall) {
+		return usageError(fmt.Errorf("%v: make the volume larger", err))
+	}
+	if errors.Is(err, exfat.ErrInvalidName) {
+		return usageError(err)
+	}
+	return err
+}
+
+func mkfsExt4Args(label string, sectorSize int, image string) []string {
+	args := []string{"-q", "-F"}
+	if sectorSize > 1024 {
+		// A block smaller than the volume's sector (mkfs.ext4 makes 1 KiB
+		// ones under 512 MiB) is one the kernel cannot mount from the
+		// decrypted device; on a block device mkfs.ext4 sees this itself.
+		args = append(args, "-b", strconv.Itoa(sectorSize))
+	}
+	if label != "" {
+		args = append(args, "-L", label)
+	}
+	return append(args, image)
+}
+
+func mkntfsArgs(label string, sectorSize int, image string) []string {
+	// Quick (the image is sparse, so already zero), forced (a file, not
+	// a block device), with the volume's sector size (which mkntfs
+	// cannot learn from a file).
+	args := []string{"-Q", "-F", "-q", "-s", strconv.Itoa(sectorSize)}
+	if label != "" {
+		args = append(args, "-L", label)
+	}
+	return append(args, image)
+}
+
+// externalFormatter runs tool on a scratch image of exactly the data
+// area's size and copies the result into the volume through its own
+// write path: no mount, no root. The image goes whatever happens.
+func externalFormatter(tool externalTool, args func(label string, sectorSize int, image string) []string) formatter {
+	return formatter{tool: &tool, format: func(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
+		if err := tool.missing("--filesystem " + spec.fs); err != nil {
+			return err
+		}
+		img, err := newScratchImage(v.Size())
+		if err != nil {
+			return fmt.Errorf("scratch image for %s: %w", tool.name, err)
+		}
+		defer img.Close()
+		a.infof("Making %s with %s ...", spec.fs, tool.name)
+		code, out, err := img.run(ctx, tool, args(spec.label, v.SectorSize(), img.path)...)
+		if err != nil {
+			return err
+		}
+		if code != 0 {
+			return fmt.Errorf("%s failed (exit %d) on a %s data area:%s", tool.name, code, humanSize(v.Size()), toolOutput(out))
+		}
+		return img.copyIn(ctx, a, "Writing "+spec.fs, v)
+	}}
+}
+
+// eraseSignatures is format --filesystem none: the first and the last MiB
+// of the data area are zeroed, where every filesystem cryptvol recognises
+// keeps its signature (boot sector, superblock, backup boot sector).
+func eraseSignatures(v *volume.Volume) error {
+	zero := make([]byte, min(v.Size(), imageChunk))
+	if _, err := v.WriteAt(zero, 0); err != nil {
+		return err
+	}
+	if _, err := v.WriteAt(zero, v.Size()-int64(len(zero))); err != nil {
+		return err
+	}
+	return v.Sync()
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+
+	"github.com/cryptvol/cryptvol/internal/progress"
+	"github.com/cryptvol/cryptvol/volume"
+)
+
+// externalTool is a program of another project that cryptvol runs on a
+// plain image of a volume's data area (mkfs.ext4, e2fsck, mkntfs,
+// ntfsfix, ...), and the Debian package it comes in.
+type externalTool struct {
+	name, pkg string
+}
+
+// errNoTool is wrapped by missing's error: the program is not installed.
+var errNoTool = errors.New("not installed")
+
+// missing says, when the tool is not on PATH, what to install.
+func (t externalTool) missing(what string) error {
+	if _, err := exec.LookPath(t.name); err == nil {
+		return nil
+	}
+	return withCode(exitNoTool, fmt.Errorf("%s needs %s, which is %w (Debian and Ubuntu: apt-get install %s)", what, t.name, errNoTool, t.pkg))
+}
+
+// scratchImage is a sparse temporary file as large as a volume's data
+// area, for an external tool to work on: cryptvol copies the decrypted
+// data in or out through the Volume, never through a mount. It is
+// removed by Close, and on Linux it has no name at all once created (the
+// tools open it as /dev/fd/3), so not even kill -9 leaves it behind.
+type scratchImage struct {
+	f    *os.File
+	name string // the file's name, until removed
+	path string // what a tool is given
+}
+
+func newScratchImage(size int64) (*scratchImage, error) {
+	f, err := os.CreateTemp("", "cryptvol-image-*.img")
+	if err != nil {
+		return nil, err
+	}
+	s := &scratchImage{f: f, name: f.Name(), path: f.Name()}
+	if err := f.Truncate(size); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if runtime.GOOS == "linux" {
+		// Reopened through /dev/fd by the tools, which works for a file
+		// that is already unlinked.
+		if err := os.Remove(s.name); err == nil {
+			s.name, s.path = "", "/dev/fd/3"
+		}
+	}
+	return s, nil
+}
+
+// Close removes the image.
+func (s *scratchImage) Close() error {
+	err := s.f.Close()
+	if s.name != "" {
+		if rerr := os.Remove(s.name); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// run runs tool with args (which name the image as s.path) and returns
+// its exit code and everything it printed. An error is returned only when
+// it could not run or was interrupted.
+func (s *scratchImage) run(ctx context.Context, tool externalTool, args ...string) (int, string, error) {
+	cmd := exec.CommandContext(ctx, tool.name, args...)
+	cmd.ExtraFiles = []*os.File{s.f}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return -1, out.String(), ctx.Err()
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), out.String(), nil
+	}
+	if err != nil {
+		return -1, out.String(), fmt.Errorf("running %s: %w", tool.name, err)
+	}
+	return 0, out.String(), nil
+}
+
+// imageChunk is the unit of the copies between a volume and its image.
+const imageChunk = 1 << 20
+
+// copyIn writes the whole image over v's data area (zeros included: the
+// tools assume the parts they did not write read as zero, which the
+// decrypted data of a new volume does not), through the Volume.
+func (s *scratchImage) copyIn(ctx context.Context, a *app, label string, v *volume.Volume) error {
+	size := v.Size()
+	bar := progress.New(a.stderr, label, size, a.showProgress())
+	buf := make([]byte, imageChunk)
+	for off := int64(0); off < size; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := int(min(int64(len(buf)), size-off))
+		if _, err := s.f.ReadAt(buf[:n], off); err != nil && err != io.EOF {
+			return err
+		}
+		if _, err := v.WriteAt(buf[:n], off); err != nil {
+			return err
+		}
+		off += int64(n)
+		bar.Set(off)
+	}
+	bar.Finish()
+	return v.Sync()
+}
+
+// copyOut copies v's decrypted data area into the image, leaving the
+// chunks that are all zeros as holes.
+func (s *scratchImage) copyOut(ctx context.Context, a *app, label string, v *volume.Volume) error {
+	size := v.Size()
+	bar := progress.New(a.stderr, label, size, a.showProgress())
+	buf := make([]byte, imageChunk)
+	for off := int64(0); off < size; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := int(min(int64(len(buf)), size-off))
+		if _, err := v.ReadAt(buf[:n], off); err != nil && err != io.EOF {
+			return err
+		}
+		if !allZero(buf[:n]) {
+			if _, err := s.f.WriteAt(buf[:n], off); err != nil {
+				return err
+			}
+		}
+		off += int64(n)
+		bar.Set(off)
+	}
+	bar.Finish()
+	return nil
+}
+
+// writeBack writes into v the blocks of the image that differ from it
+// (what a repair changed) and returns how many bytes that was.
+func (s *scratchImage) writeBack(ctx context.Context, v *volume.Volume) (int64, error) {
+	size := v.Size()
+	block := int64(max(v.SectorSize(), 4096))
+	img, cur := make([]byte, imageChunk), make([]byte, imageChunk)
+	var changed int64
+	for off := int64(0); off < size; {
+		if err := ctx.Err(); err != nil {
+			return changed, err
+		}
+		n := min(int64(len(img)), size-off)
+		if _, err := s.f.ReadAt(img[:n], off); err != nil && err != io.EOF {
+			return changed, err
+		}
+		if _, err := v.ReadAt(cur[:n], off); err != nil && err != io.EOF {
+			return changed, err
+		}
+		for b := int64(0); b < n; b += block {
+			e := min(b+block, n)
+			if !bytes.Equal(img[b:e], cur[b:e]) {
+				if _, err := v.WriteAt(img[b:e], off+b); err != nil {
+					return changed, err
+				}
+				changed += e - b
+			}
+		}
+		off += n
+	}
+	return changed, v.Sync()
+}
+
+func allZero(p []byte) bool {
+	for _, b := range p {
+		if b != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// toolOutput is a tool's output indented for an error message.
+func toolOutput(out string) string {
+	out = strings.TrimSpace(out)
+	if out == "" {
+		return ""
+	}
+	return "\n  " + strings.ReplaceAll(out, "\n", "\n  ")
+}
