@@ -11,7 +11,8 @@ import (
 
 // Report is the whole output of `cryptvol benchmark --format json`: the
 // machine, the run's settings and the results. Its JSON field names are
-// part of the command-line contract (DESIGN.md); fields are only added.
+// part of the command-line contract (docs/ARCHITECTURE.md); fields are
+// only added.
 type Report struct {
 	// CPU is the CPU model where the OS tells it, else "unknown".
 	CPU string `json:"cpu"`

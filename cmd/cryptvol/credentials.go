@@ -15,7 +15,7 @@ import (
 )
 
 // credFlags are the options every command that opens a volume takes
-// (DESIGN.md, "Opening any volume").
+// (docs/ARCHITECTURE.md, "Opening any volume").
 type credFlags struct {
 	passwordFile   string
 	password       string
