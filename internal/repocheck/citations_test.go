@@ -14,7 +14,7 @@ import (
 // started from lived outside the repository; a reader of the code cannot
 // follow a citation of it, so every citation must name a file that is
 // here (docs/ARCHITECTURE.md).
-var citedDocRE = regexp.MustCompile(`[\w./-]*\b(?:DESIGN)\.md\b`)
+var citedDocRE = regexp.MustCompile(`[\w./-]*\b(?:DESIGN|ARCHITECTURE)\.md\b`)
 
 // citationExceptions are tracked files allowed, for now, to cite a file
 // that is not in the repository, each with the reason. The list only
