@@ -170,7 +170,7 @@ func TestEveryFormMatchesBinutils(t *testing.T) {
 // TestGeneratedWordsMatchBinutils assembles the comment of every WORD in
 // the repository's generated ARM and arm64 kernels and compares the words.
 func TestGeneratedWordsMatchBinutils(t *testing.T) {
-	root := "../.."
+	root := "../../.." // the module root
 	n := 0
 	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
 		if err != nil {

@@ -16,7 +16,7 @@ func TestGeneratedUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two generators; runs without -short")
 	}
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../..") // the module root
 	if err != nil {
 		t.Fatal(err)
 	}
