@@ -2,7 +2,7 @@
 # iobench.sh: what encryption costs on this machine's disk, measured in one
 # run, with the reference figures beside ours.
 #
-#   mount/iobench.sh [DIR] [SIZE_MIB] [RUNS]     (from the repository root)
+#   bench/iobench/iobench.sh [DIR] [SIZE_MIB] [RUNS]   (from the repository root)
 #
 # DIR (default: $TMPDIR or /tmp) is on the disk to measure; SIZE_MIB
 # (default 256) is written and read per pass; RUNS (default 3) passes of
