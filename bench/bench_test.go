@@ -236,8 +236,9 @@ func TestArgon2Full(t *testing.T) {
 	}
 }
 
-// TestReportJSON checks the field names DESIGN.md documents, by decoding
-// the encoded report into generic maps.
+// TestReportJSON checks the field names docs/ARCHITECTURE.md documents
+// ("Command-line contract"), by decoding the encoded report into generic
+// maps.
 func TestReportJSON(t *testing.T) {
 	o := Options{Buffer: 4096, Threads: 1, MinTime: quick, Algorithms: []string{"AES"}}
 	r := NewReport(o)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cryptvol/cryptvol/ciphers"
 	"github.com/cryptvol/cryptvol/hashes"
+	"github.com/cryptvol/cryptvol/internal/cputime"
 	"github.com/cryptvol/cryptvol/kdf"
 	"github.com/cryptvol/cryptvol/sector"
 )
@@ -48,7 +49,7 @@ func benchXTS(b *testing.B, name string, decrypt bool, size int) {
 	m.Encrypt(buf, buf, 0) // warm the scratch pools
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
-	cpu0 := processCPUTime()
+	cpu0 := cputime.ProcessSeconds()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		if decrypt {
@@ -58,7 +59,7 @@ func benchXTS(b *testing.B, name string, decrypt bool, size int) {
 		}
 	}
 	b.StopTimer()
-	if cpu := processCPUTime() - cpu0; cpu > 0 {
+	if cpu := cputime.ProcessSeconds() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(size)*float64(b.N)/cpu/1e6, "cpu-MB/s")
 	}
 }
@@ -76,7 +77,7 @@ func BenchmarkPBKDF2(b *testing.B) {
 			const iterations = 10000
 			pw, salt := []byte("benchmark password"), make([]byte, 64)
 			b.ReportAllocs()
-			cpu0 := processCPUTime()
+			cpu0 := cputime.ProcessSeconds()
 			for b.Loop() {
 				if _, err := kdf.PBKDF2Context(context.Background(), h, pw, salt, iterations, h.Size); err != nil {
 					b.Fatal(err)
@@ -85,7 +86,7 @@ func BenchmarkPBKDF2(b *testing.B) {
 			b.StopTimer()
 			total := float64(iterations) * float64(b.N)
 			b.ReportMetric(total/b.Elapsed().Seconds(), "iter/s")
-			if cpu := processCPUTime() - cpu0; cpu > 0 {
+			if cpu := cputime.ProcessSeconds() - cpu0; cpu > 0 {
 				b.ReportMetric(total/cpu, "iter/cpu-s")
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cryptvol/cryptvol/hashes"
+	"github.com/cryptvol/cryptvol/internal/cputime"
 	"github.com/cryptvol/cryptvol/kdf/internal/lanes"
 )
 
@@ -44,13 +45,13 @@ func benchPBKDF2(b *testing.B, spec hashes.Spec, keyLen, workers int) {
 	const iterations = 20000
 	pw, salt := []byte("aaaaaaaaaaaa"), make([]byte, 64)
 	b.ReportAllocs()
-	cpu0 := processCPUTime()
+	cpu0 := cputime.ProcessSeconds()
 	for i := 0; i < b.N; i++ {
 		PBKDF2(spec, pw, salt, iterations, keyLen)
 	}
 	total := float64(iterations) * float64(b.N)
 	b.ReportMetric(total/b.Elapsed().Seconds(), "iter/s")
-	if cpu := processCPUTime() - cpu0; cpu > 0 {
+	if cpu := cputime.ProcessSeconds() - cpu0; cpu > 0 {
 		// Per CPU-second, cryptsetup's clock; only meaningful single-threaded.
 		b.ReportMetric(total/cpu, "iter/cpu-s")
 	}
@@ -89,14 +90,14 @@ func BenchmarkDeriveMany(b *testing.B) {
 				for i := range salts {
 					salts[i] = bytes.Repeat([]byte{byte(i)}, 64)
 				}
-				cpu0 := processCPUTime()
+				cpu0 := cputime.ProcessSeconds()
 				for range b.N {
 					if _, err := DeriveMany(context.Background(), p, []byte("pw"), salts, 192); err != nil {
 						b.Fatal(err)
 					}
 				}
 				b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N*n), "key-ms")
-				b.ReportMetric((processCPUTime()-cpu0)*1e3/float64(b.N*n), "key-cpu-ms")
+				b.ReportMetric((cputime.ProcessSeconds()-cpu0)*1e3/float64(b.N*n), "key-cpu-ms")
 			})
 		}
 	}

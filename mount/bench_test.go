@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cryptvol/cryptvol/internal/diskio"
 )
 
 // BenchmarkMountWrite writes a 64 MiB file through a files mount in 1 MiB
 // writes with an fsync at the end (the I/O benchmark's pattern), and
 // BenchmarkRawWrite the same to a plain file in the same temporary
-// directory, for the ratio. `cryptvol benchmark io` and mount/iobench.sh
+// directory, for the ratio. `cryptvol benchmark io` and bench/iobench/iobench.sh
 // are the full comparison.
 func BenchmarkMountWrite(b *testing.B) {
 	needFUSE(b)
@@ -29,14 +31,14 @@ func BenchmarkMountWrite(b *testing.B) {
 // `cryptvol benchmark io` does.
 func BenchmarkRawWrite(b *testing.B) {
 	p := filepath.Join(b.TempDir(), "bench.bin")
-	if err := allocateTarget(p, 64<<20); err != nil {
+	if err := diskio.CreateAllocated(p, 64<<20); err != nil {
 		b.Fatal(err)
 	}
 	benchWrite(b, p, 0)
 }
 
 func benchWrite(b *testing.B, p string, trunc int) {
-	blk := alignedBuffer(1 << 20)
+	blk := diskio.AlignedBuffer(1 << 20)
 	copy(blk, randomBytes(len(blk)))
 	b.SetBytes(64 << 20)
 	for b.Loop() {
@@ -76,7 +78,7 @@ func BenchmarkMountRead(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		if c, err := os.Open(p); err == nil {
-			dropCache(c)
+			diskio.DropCache(c)
 			c.Close()
 		}
 		b.StartTimer()

@@ -42,8 +42,9 @@
 // then detaches it.
 //
 // The package also keeps the table of active mounts that `cryptvol list`
-// shows (Table), the daemon plumbing of `cryptvol mount` (StartDaemon,
-// DaemonStart), and the raw-versus-encrypted I/O benchmark (BenchIO).
+// shows (Table) and the daemon plumbing of `cryptvol mount` (StartDaemon,
+// DaemonStart). The raw-versus-encrypted I/O benchmark that mounts through
+// it is package bench/iobench.
 //
 // FUSE is available on Linux (every architecture, 32-bit ARM included:
 // go.mod keeps go-fuse at v2.11.0, because v2.12's splice package does not

@@ -77,11 +77,7 @@ func readOnlyMountFlags() uintptr { return 0 }
 // SyncAll asks the kernel to write every dirty buffer (sync(2)).
 func SyncAll() { unix.Sync() }
 
-// dropCache cannot evict pages on macOS; reads may come from memory.
-func dropCache(f *os.File) { f.Sync() }
-
 // tuneReadAhead does nothing on macOS.
 func tuneReadAhead(dir string) {}
 
-// allocate sets f's size (macOS has no fallocate).
 func allocate(f *os.File, size int64) error { return f.Truncate(size) }

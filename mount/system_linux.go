@@ -212,13 +212,6 @@ func readOnlyMountFlags() uintptr { return unix.MS_NOSUID | unix.MS_NODEV | unix
 // (sync(2)): before detaching a loop mount that is busy.
 func SyncAll() { unix.Sync() }
 
-// dropCache evicts a file's clean pages from the page cache, so that the
-// next read comes from the disk (the I/O benchmark's reads).
-func dropCache(f *os.File) {
-	f.Sync()
-	unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
-}
-
 // tuneReadAhead raises the kernel's read-ahead for the FUSE mount at dir
 // from 128 KiB to MaxIO, so that sequential reads arrive in requests as
 // large as writes do. The FUSE protocol cannot ask for more than 128 KiB;
@@ -234,13 +227,4 @@ func tuneReadAhead(dir string) {
 	}
 	p := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)))
 	os.WriteFile(p, []byte(strconv.Itoa(MaxIO>>10)), 0)
-}
-
-// allocate gives f size bytes of allocated blocks (fallocate), or at least
-// that size.
-func allocate(f *os.File, size int64) error {
-	if err := unix.Fallocate(int(f.Fd()), 0, 0, size); err == nil {
-		return nil
-	}
-	return f.Truncate(size)
 }

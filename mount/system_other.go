@@ -35,8 +35,4 @@ func redirectStderr(f *os.File) error { return nil }
 // SyncAll does nothing here.
 func SyncAll() {}
 
-// dropCache cannot evict pages here; reads may come from memory.
-func dropCache(f *os.File) { f.Sync() }
-
-// allocate sets f's size.
 func allocate(f *os.File, size int64) error { return f.Truncate(size) }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"testing"
+
+	"github.com/cryptvol/cryptvol/internal/cputime"
 )
 
 // benchCiphers are the seed experiment's ciphers plus the legacy ones.
@@ -67,13 +69,13 @@ func measure(b *testing.B, size int, f func()) {
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	f()
-	cpu0 := processCPUTime()
+	cpu0 := cputime.ProcessSeconds()
 	b.ResetTimer()
 	for b.Loop() {
 		f()
 	}
 	b.StopTimer()
-	if cpu := processCPUTime() - cpu0; cpu > 0 && cpu0 > 0 {
+	if cpu := cputime.ProcessSeconds() - cpu0; cpu > 0 && cpu0 > 0 {
 		b.ReportMetric(float64(size)*float64(b.N)/cpu/1e6, "cpu-MB/s")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cryptvol/cryptvol/ciphers"
+	"github.com/cryptvol/cryptvol/internal/cputime"
 )
 
 // TestBusyHelper is a CPU-bound process for BenchmarkXTSStream (the test
@@ -64,13 +65,13 @@ func BenchmarkXTSStream(b *testing.B) {
 				spinOff.Store(0)
 				b.SetBytes(1 << 20)
 				b.ResetTimer()
-				cpu0 := processCPU()
+				cpu0 := cputime.Process()
 				for i := 0; i < b.N; i++ {
 					f.ReadAt(buf, int64(i%chunks)<<20)
 					m.Decrypt(buf, buf, uint64(i))
 				}
 				b.StopTimer()
-				b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/MiB")
+				b.ReportMetric(float64(cputime.Process()-cpu0)/1e6/float64(b.N), "cpu-ms/MiB")
 			})
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/crypto/xts"
+
+	"github.com/cryptvol/cryptvol/internal/cputime"
 )
 
 // Benchmarks per implementation, AES-256 (the cipher TrueCrypt/VeraCrypt
@@ -20,11 +22,11 @@ import (
 // measure runs f in a b.Loop and reports throughput per CPU second.
 func measure(b *testing.B, bytes int, f func()) {
 	b.SetBytes(int64(bytes))
-	start := processCPUTime()
+	start := cputime.Process()
 	for b.Loop() {
 		f()
 	}
-	if cpu := processCPUTime() - start; cpu > 0 {
+	if cpu := cputime.Process() - start; cpu > 0 {
 		b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpuMB/s")
 	}
 }

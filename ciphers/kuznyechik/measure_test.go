@@ -1,6 +1,10 @@
 package kuznyechik
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cryptvol/cryptvol/internal/cputime"
+)
 
 // measure runs f in a b.Loop over a buffer of the given size and reports,
 // besides MB/s (wall time), cpuMB/s: bytes per second of process CPU time.
@@ -8,11 +12,11 @@ import "testing"
 // mostly measures the neighbours.
 func measure(b *testing.B, bytes int, f func()) {
 	b.SetBytes(int64(bytes))
-	start := processCPUTime()
+	start := cputime.Process()
 	for b.Loop() {
 		f()
 	}
-	if cpu := processCPUTime() - start; cpu > 0 {
+	if cpu := cputime.Process() - start; cpu > 0 {
 		b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpuMB/s")
 	}
 }

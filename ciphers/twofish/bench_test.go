@@ -13,6 +13,8 @@ import (
 
 	xtwofish "golang.org/x/crypto/twofish"
 	"golang.org/x/crypto/xts"
+
+	"github.com/cryptvol/cryptvol/internal/cputime"
 )
 
 var benchSizes = []struct {
@@ -27,11 +29,11 @@ func BenchmarkEncryptBlocks(b *testing.B) {
 			b.Run(kn.String()+"/"+sz.name, func(b *testing.B) {
 				buf := make([]byte, sz.n)
 				b.SetBytes(int64(sz.n))
-				cpu := processCPUTime()
+				cpu := cputime.Process()
 				for b.Loop() {
 					c.EncryptBlocks(buf, buf)
 				}
-				reportCPU(b, sz.n, processCPUTime()-cpu)
+				reportCPU(b, sz.n, cputime.Process()-cpu)
 			})
 		}
 	}
@@ -44,11 +46,11 @@ func BenchmarkDecryptBlocks(b *testing.B) {
 			b.Run(kn.String()+"/"+sz.name, func(b *testing.B) {
 				buf := make([]byte, sz.n)
 				b.SetBytes(int64(sz.n))
-				cpu := processCPUTime()
+				cpu := cputime.Process()
 				for b.Loop() {
 					c.DecryptBlocks(buf, buf)
 				}
-				reportCPU(b, sz.n, processCPUTime()-cpu)
+				reportCPU(b, sz.n, cputime.Process()-cpu)
 			})
 		}
 	}
@@ -71,7 +73,7 @@ func BenchmarkXTS(b *testing.B) {
 					buf := make([]byte, size)
 					tweaks := make([]byte, size/sector*16)
 					b.SetBytes(size)
-					cpu := processCPUTime()
+					cpu := cputime.Process()
 					for b.Loop() {
 						tweaks[0]++
 						if dir == "encrypt" {
@@ -80,7 +82,7 @@ func BenchmarkXTS(b *testing.B) {
 							c.DecryptXTS(buf, buf, tweaks, sector)
 						}
 					}
-					reportBotanRatio(b, dir, processCPUTime()-cpu)
+					reportBotanRatio(b, dir, cputime.Process()-cpu)
 				})
 			}
 			b.Run(kn.String()+"/composed4096/"+dir, func(b *testing.B) {
@@ -88,12 +90,12 @@ func BenchmarkXTS(b *testing.B) {
 				mask := make([]byte, size)
 				tweak := make([]byte, 16)
 				b.SetBytes(size)
-				cpu := processCPUTime()
+				cpu := cputime.Process()
 				for b.Loop() {
 					tweak[0]++
 					composedXTS(c, buf, tweak, mask, dir == "decrypt")
 				}
-				reportBotanRatio(b, dir, processCPUTime()-cpu)
+				reportBotanRatio(b, dir, cputime.Process()-cpu)
 			})
 		}
 	}
@@ -131,25 +133,25 @@ func BenchmarkXCrypto(b *testing.B) {
 	b.Run("ECB/4KiB", func(b *testing.B) {
 		buf := make([]byte, 4096)
 		b.SetBytes(4096)
-		cpu := processCPUTime()
+		cpu := cputime.Process()
 		for b.Loop() {
 			for i := 0; i < len(buf); i += 16 {
 				ref.Encrypt(buf[i:], buf[i:])
 			}
 		}
-		reportCPU(b, 4096, processCPUTime()-cpu)
+		reportCPU(b, 4096, cputime.Process()-cpu)
 	})
 	x, _ := xts.NewCipher(func(k []byte) (cipher.Block, error) { return xtwofish.NewCipher(k) }, make([]byte, 64))
 	b.Run("XTS/encrypt", func(b *testing.B) {
 		buf := make([]byte, 4096)
 		b.SetBytes(4096)
 		n := uint64(0)
-		cpu := processCPUTime()
+		cpu := cputime.Process()
 		for b.Loop() {
 			n++
 			x.Encrypt(buf, buf, n)
 		}
-		reportBotanRatio(b, "encrypt", processCPUTime()-cpu)
+		reportBotanRatio(b, "encrypt", cputime.Process()-cpu)
 	})
 }
 

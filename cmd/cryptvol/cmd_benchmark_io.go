@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cryptvol/cryptvol/bench/iobench"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/mount"
 )
@@ -105,14 +106,14 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		}
 	}
 	line := newProgressLine(a.stderr, "Benchmarking I/O")
-	o := mount.IOBenchOptions{
+	o := iobench.Options{
 		Target: target, Size: size, BlockSize: int(bs), Encryption: flagValue(bf.fs, "encryption", "AES"), Via: via, Runs: runs,
 		Progress: func(phase string) { line.label = "Benchmarking I/O: " + phase; line.update(0, 1) },
 	}
-	r, err := mount.BenchIO(ctx, o)
+	r, err := iobench.Run(ctx, o)
 	line.done()
 	if err != nil {
-		if errors.Is(err, mount.ErrBenchOptions) {
+		if errors.Is(err, iobench.ErrOptions) {
 			return usageError(err)
 		}
 		return err

@@ -18,7 +18,7 @@ func benchCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 // benchJSON is the documented shape of `benchmark --format json`
-// (DESIGN.md, "Command-line contract"), decoded strictly enough that a
+// (docs/ARCHITECTURE.md, "Command-line contract"), decoded strictly enough that a
 // renamed or retyped field fails.
 type benchJSON struct {
 	CPU      *string   `json:"cpu"`

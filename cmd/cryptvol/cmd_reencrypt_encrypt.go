@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/volume"
 	"github.com/cryptvol/cryptvol/volume/luks"
@@ -127,7 +128,8 @@ func encryptImage(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags,
 			Cipher: rf.cipher, KeySize: rf.keySize, SectorSize: rf.sectorSize,
 			KDF:        luks.KDFOptions{PBKDF: ef.pbkdf, Iterations: ef.iterations},
 			Resilience: volume.Resilience(rf.resilience), Force: ef.force,
-			Warn: func(m string) { a.warnf("%s", m) },
+			Shrink: shrinkForHeaders,
+			Warn:   func(m string) { a.warnf("%s", m) },
 		}
 		if isLUKS {
 			r, err = startLUKSEncrypt(ctx, dev, cf.header, creds, o, eo)
@@ -236,4 +238,18 @@ func (c closingHeader) Close() error {
 		err = e
 	}
 	return err
+}
+
+// shrinkForHeaders is reencrypt's EncryptOptions.Shrink: of the
+// filesystems cryptvol writes, FAT is the one it can shrink (fat.Shrink
+// gives up free clusters at the end); any other is left to the user.
+func shrinkForHeaders(dev volume.Device, fsType string, keep int64) (int64, error) {
+	if fsType != "vfat" {
+		return 0, fmt.Errorf("shrinking %s: %w", fsType, errors.ErrUnsupported)
+	}
+	got, err := fat.Shrink(dev, dev.Size(), keep)
+	if errors.Is(err, fat.ErrCannotShrink) {
+		return 0, reencrypt.CannotShrink(err)
+	}
+	return got, err
 }

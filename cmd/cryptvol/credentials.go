@@ -15,8 +15,8 @@ import (
 )
 
 // credFlags are the options every command that opens a volume takes
-// (docs/ARCHITECTURE.md describes how a volume is opened); create takes
-// the subset that applies to a new volume (addCreateCredFlags).
+// (docs/ARCHITECTURE.md, "Opening any volume"); create takes the subset
+// that applies to a new volume (addCreateCredFlags).
 type credFlags struct {
 	passwordFile   string
 	password       string

@@ -16,7 +16,7 @@ var optionWord = regexp.MustCompile(`(^|[\s(\[|,'"/])(--?[a-zA-Z][a-zA-Z0-9-]*)`
 // otherCommand is a command line quoted in a help text that is not this
 // command's: 'cryptvol mount --raw', cryptsetup luksFormat --type luks1,
 // `openssl enc -pbkdf2`. Its options belong to that command.
-var otherCommand = regexp.MustCompile(`'cryptvol [^']*'|(cryptsetup|openssl|veracrypt|mkfs\.[a-z0-9]+|fsck\.[a-z0-9]+|e2fsck|dislocker|ntfs-3g|mount|truncate|dd)( [a-zA-Z0-9.,=/_-]+)+`)
+var otherCommand = regexp.MustCompile(`'cryptvol [^']*'|(cryptsetup|openssl|veracrypt|mkfs\.[a-z0-9]+|fsck\.[a-z0-9]+|e2fsck|dislocker|ntfs-3g|ntfsfix|mkntfs|mount|truncate|dd)( [a-zA-Z0-9.,=/_-]+)+`)
 
 // helpOptions lists the options a help text names, outside the command
 // lines of other commands it quotes.

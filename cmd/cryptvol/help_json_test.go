@@ -158,7 +158,7 @@ func TestInfoHelpDocumentsItsJSON(t *testing.T) {
 }
 
 // TestHelpCitesOnlyRepositoryFiles: no help text points at a file that
-// is not in the repository (issue 29, item 6: "documented in DESIGN.md").
+// is not in the repository (issue 29, item 6: help info cited the outside design document).
 func TestHelpCitesOnlyRepositoryFiles(t *testing.T) {
 	for _, c := range visibleCommands() {
 		text := helpOfCommand(c).text

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	xargon2 "golang.org/x/crypto/argon2"
+
+	"github.com/cryptvol/cryptvol/internal/cputime"
 )
 
 func TestRFC9106Vectors(t *testing.T) { forEachImpl(t, testRFC9106Vectors) }
@@ -182,11 +184,11 @@ func BenchmarkArgon2id64MiB(b *testing.B) {
 	pw, salt := []byte("aaaaaaaaaaaa"), make([]byte, 64)
 	run := func(b *testing.B, derive func()) {
 		b.SetBytes(64 << 20)
-		cpu0 := processCPUTime()
+		cpu0 := cputime.ProcessSeconds()
 		for i := 0; i < b.N; i++ {
 			derive()
 		}
-		if cpu := processCPUTime() - cpu0; cpu > 0 {
+		if cpu := cputime.ProcessSeconds() - cpu0; cpu > 0 {
 			b.ReportMetric(float64(64<<20)*float64(b.N)/cpu/1e6, "MB/cpu-s")
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cryptvol/cryptvol/internal/cputime"
 	"github.com/cryptvol/cryptvol/opensslenc"
 )
 
@@ -104,7 +105,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		ciphers[i] = c
 	}
-	_, cpu := processCPU()
+	cpu := cputime.Supported()
 	r := &Report{Size: o.Size, Rounds: o.Rounds, CPUTime: cpu}
 	if o.VsOpenSSL {
 		path, err := exec.LookPath(o.OpenSSL)
@@ -220,13 +221,13 @@ func measureCipher(ctx context.Context, o Options, c *opensslenc.Cipher, dir, pl
 // null device and returns the CPU seconds (wall seconds without a CPU
 // clock) it took.
 func timeOurs(ctx context.Context, p opensslenc.Params, decrypt bool, in string) (float64, error) {
-	cpu0, cpu := processCPU()
+	cpu0, cpu := cputime.ProcessSeconds(), cputime.Supported()
 	t0 := time.Now()
 	if err := runOurs(ctx, p, decrypt, in, os.DevNull); err != nil {
 		return 0, err
 	}
 	if cpu {
-		cpu1, _ := processCPU()
+		cpu1 := cputime.ProcessSeconds()
 		return max(cpu1-cpu0, 1e-6), nil
 	}
 	return max(time.Since(t0).Seconds(), 1e-6), nil
@@ -269,7 +270,7 @@ func timeOpenSSL(ctx context.Context, path string, args []string) (float64, erro
 		return 0, fmt.Errorf("openssl %v: %v: %s", args, err, bytes.TrimSpace(errb.Bytes()))
 	}
 	wall := time.Since(t0).Seconds()
-	if _, cpu := processCPU(); !cpu {
+	if cpu := cputime.Supported(); !cpu {
 		return wall, nil
 	}
 	return (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds(), nil

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"testing"
 
+	"github.com/cryptvol/cryptvol/internal/cputime"
 	"github.com/cryptvol/cryptvol/sector"
 )
 
@@ -15,7 +16,7 @@ func BenchmarkStretch(b *testing.B) {
 	run := func(b *testing.B, k kernel) {
 		var initial [32]byte
 		var salt [16]byte
-		cpu0 := processCPUTime()
+		cpu0 := cputime.ProcessSeconds()
 		for i := 0; i < b.N; i++ {
 			if _, err := stretchRounds(context.Background(), &initial, &salt, StretchRounds, k); err != nil {
 				b.Fatal(err)
@@ -23,7 +24,7 @@ func BenchmarkStretch(b *testing.B) {
 		}
 		// CPU time, as the comparison with cryptsetup (which a busy
 		// machine slows down as much) uses.
-		if cpu := processCPUTime() - cpu0; cpu > 0 {
+		if cpu := cputime.ProcessSeconds() - cpu0; cpu > 0 {
 			b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
 			b.ReportMetric(cpu*1e9/float64(b.N)/float64(2*StretchRounds), "cpu-ns/block")
 		}
@@ -46,7 +47,7 @@ func benchMode(b *testing.B, method Method, ss int, decrypt bool) {
 	m = sector.Parallel(m, 0)
 	buf := make([]byte, 4<<20)
 	b.SetBytes(int64(len(buf)))
-	cpu0 := processCPUTime()
+	cpu0 := cputime.ProcessSeconds()
 	for i := 0; i < b.N; i++ {
 		if decrypt {
 			m.Decrypt(buf, buf, uint64(i))
@@ -54,7 +55,7 @@ func benchMode(b *testing.B, method Method, ss int, decrypt bool) {
 			m.Encrypt(buf, buf, uint64(i))
 		}
 	}
-	if cpu := processCPUTime() - cpu0; cpu > 0 {
+	if cpu := cputime.ProcessSeconds() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(b.N)*float64(len(buf))/1e6/cpu, "MB/cpu-s")
 	}
 }

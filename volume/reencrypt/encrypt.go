@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/fsprobe"
 	"github.com/cryptvol/cryptvol/volume"
 	"github.com/cryptvol/cryptvol/volume/luks"
@@ -41,10 +40,32 @@ type EncryptOptions struct {
 	Force bool
 	// Random is extra entropy (VeraCrypt) or the randomness source (LUKS).
 	Random io.Reader
-	// Warn hears about changes made to make room (a FAT filesystem
-	// shrunk).
+	// Shrink, when set, is asked to shrink the filesystem of type fsType
+	// (as fsprobe names it: "vfat", ...) at the start of dev so that it
+	// ends within its first keep bytes, giving up only free space; it
+	// returns the size the filesystem has then, an error marked with
+	// CannotShrink when its end is in use, or one wrapping
+	// errors.ErrUnsupported for a type it cannot shrink. This package knows no filesystem, so the caller brings it
+	// (cmd/cryptvol passes fat.Shrink for FAT). Without it, a filesystem
+	// that reaches into the headers' space is refused with ErrNoRoom.
+	Shrink func(dev volume.Device, fsType string, keep int64) (int64, error)
+	// Warn hears about changes made to make room (a filesystem shrunk).
 	Warn func(string)
 }
+
+// ErrCannotShrink is what EncryptOptions.Shrink returns (through
+// CannotShrink) when the filesystem cannot give up the space the headers
+// need.
+var ErrCannotShrink = errors.New("the filesystem cannot be shrunk enough")
+
+// CannotShrink marks the filesystem's own reason for not shrinking as
+// ErrCannotShrink, keeping its text for the message.
+func CannotShrink(reason error) error { return cannotShrink{reason} }
+
+type cannotShrink struct{ error }
+
+func (e cannotShrink) Is(target error) bool { return target == ErrCannotShrink }
+func (e cannotShrink) Unwrap() error        { return e.error }
 
 // ErrNoRoom refuses to encrypt an image whose filesystem reaches into the
 // space the volume's headers need.
@@ -53,8 +74,8 @@ var ErrNoRoom = errors.New("no room for the volume's headers")
 // StartEncrypt begins encrypting the plain image on dev in place, as a
 // VeraCrypt, TrueCrypt or LUKS2 volume, and returns the re-encryption for
 // Run. It first makes sure the space the headers take is free: the
-// filesystem in the image must end before it (a FAT filesystem whose last
-// clusters are free is shrunk to fit), else it refuses with ErrNoRoom.
+// filesystem in the image must end before it (or be shrunk to fit by
+// EncryptOptions.Shrink), else it refuses with ErrNoRoom.
 func StartEncrypt(ctx context.Context, dev volume.Device, creds volume.Credentials, o EncryptOptions) (volume.Reencryption, error) {
 	switch o.Type {
 	case "", "veracrypt", "truecrypt":
@@ -86,7 +107,7 @@ func StartEncrypt(ctx context.Context, dev volume.Device, creds volume.Credentia
 }
 
 // makeRoom checks that the filesystem in the image ends within its first
-// keep bytes, shrinking a FAT filesystem whose clusters beyond are free.
+// keep bytes, asking o.Shrink to shrink it when it does not.
 func makeRoom(dev volume.Device, keep int64, o EncryptOptions) error {
 	size := dev.Size()
 	if keep >= size {
@@ -109,18 +130,30 @@ func makeRoom(dev volume.Device, keep int64, o EncryptOptions) error {
 	if res.Size <= keep {
 		return nil
 	}
-	if res.Type == "vfat" {
-		got, err := fat.Shrink(dev, size, keep)
-		if err == nil {
-			if o.Warn != nil {
-				o.Warn(fmt.Sprintf("the FAT filesystem was shrunk from %d to %d bytes (its last clusters were free) to make room for the headers", res.Size, got))
-			}
-			return dev.Sync()
+	if o.Shrink != nil {
+		got, err := o.Shrink(dev, res.Type, keep)
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return shrunk(dev, res, need, got, err, o)
 		}
-		if !errors.Is(err, fat.ErrCannotShrink) {
-			return err
-		}
-		return fmt.Errorf("%w: the FAT filesystem uses the image's last %d bytes, which the headers need (%v); free them, or grow the image (truncate -s +%d IMAGE)", ErrNoRoom, need, err, need)
 	}
 	return fmt.Errorf("%w: the %s filesystem covers %d bytes, %d more than the encrypted volume will hold: shrink it by that much first, or grow the image (truncate -s +%d IMAGE)", ErrNoRoom, res.Type, res.Size, res.Size-keep, need)
+}
+
+// shrunk reports what EncryptOptions.Shrink did to make need bytes free:
+// got is the filesystem's size after it, err its failure.
+func shrunk(dev volume.Device, res *fsprobe.Result, need, got int64, err error, o EncryptOptions) error {
+	name := res.Type
+	if name == "vfat" {
+		name = "FAT"
+	}
+	if err == nil {
+		if o.Warn != nil {
+			o.Warn(fmt.Sprintf("the %s filesystem was shrunk from %d to %d bytes (its last clusters were free) to make room for the headers", name, res.Size, got))
+		}
+		return dev.Sync()
+	}
+	if !errors.Is(err, ErrCannotShrink) {
+		return err
+	}
+	return fmt.Errorf("%w: the %s filesystem uses the image's last %d bytes, which the headers need (%v); free them, or grow the image (truncate -s +%d IMAGE)", ErrNoRoom, name, need, err, need)
 }

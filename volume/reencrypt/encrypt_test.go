@@ -99,7 +99,7 @@ func encryptFile(t testing.TB, p string, c volume.Credentials, o EncryptOptions)
 func TestEncryptToVeraCrypt(t *testing.T) {
 	p, files := plainFAT(t, 8<<20)
 	var warned []string
-	o := EncryptOptions{Encryption: "Serpent", Warn: func(m string) { warned = append(warned, m) }}
+	o := EncryptOptions{Encryption: "Serpent", Shrink: shrinkFAT, Warn: func(m string) { warned = append(warned, m) }}
 	if err := encryptFile(t, p, vcCreds, o); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestEncryptRefusesNoRoom(t *testing.T) {
 	fs.Close()
 	f.Close()
 	before, _ := os.ReadFile(p)
-	if err := encryptFile(t, p, vcCreds, EncryptOptions{}); !errors.Is(err, ErrNoRoom) {
+	if err := encryptFile(t, p, vcCreds, EncryptOptions{Shrink: shrinkFAT}); !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "uses the image's last") {
 		t.Fatalf("full filesystem: %v", err)
 	}
 	junk := newFile(t, 1<<20)
@@ -135,13 +135,46 @@ func TestEncryptRefusesNoRoom(t *testing.T) {
 	}
 }
 
+// shrinkFAT is EncryptOptions.Shrink for FAT, as cmd/cryptvol passes it.
+func shrinkFAT(dev volume.Device, fsType string, keep int64) (int64, error) {
+	if fsType != "vfat" {
+		return 0, errors.ErrUnsupported
+	}
+	got, err := fat.Shrink(dev, dev.Size(), keep)
+	if errors.Is(err, fat.ErrCannotShrink) {
+		return 0, CannotShrink(err)
+	}
+	return got, err
+}
+
+// TestEncryptWithoutShrinkRefuses: with no EncryptOptions.Shrink (this
+// package knows no filesystem), a FAT filesystem that fills its image is
+// refused unchanged, although its last clusters are free, and one that
+// Shrink reports as not shrinkable gets the generic advice.
+func TestEncryptWithoutShrinkRefuses(t *testing.T) {
+	p, _ := plainFAT(t, 2<<20)
+	before, _ := os.ReadFile(p)
+	err := encryptFile(t, p, vcCreds, EncryptOptions{})
+	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "shrink it by that much first") {
+		t.Fatalf("no Shrink: %v", err)
+	}
+	unsupported := func(volume.Device, string, int64) (int64, error) { return 0, errors.ErrUnsupported }
+	err = encryptFile(t, p, vcCreds, EncryptOptions{Shrink: unsupported})
+	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "shrink it by that much first") {
+		t.Fatalf("Shrink unsupported: %v", err)
+	}
+	if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+		t.Fatal("a refused encryption changed the image")
+	}
+}
+
 // TestEncryptCrashAnywhere stops a VeraCrypt encryption after every write
 // (tearing it) and resumes: the volume ends with all its files.
 func TestEncryptCrashAnywhere(t *testing.T) {
 	base, files := plainFAT(t, 2<<20)
 	// Shrink once, so every run starts from the same image.
 	dev := openDev(t, base)
-	if err := makeRoom(dev, dev.Size()-2<<17, EncryptOptions{}); err != nil {
+	if err := makeRoom(dev, dev.Size()-2<<17, EncryptOptions{Shrink: shrinkFAT}); err != nil {
 		t.Fatal(err)
 	}
 	dev.Close()

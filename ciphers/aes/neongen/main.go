@@ -13,9 +13,9 @@
 // what the portable code computes, eight blocks per pass, using its round
 // keys (Cipher.bsEnc / bsDec) as they are.
 //
-// The program is built and register-allocated by internal/armneon, which
+// The program is built and register-allocated by ciphers/internal/armneon, which
 // spills to the stack frame on ARMv7 (16 registers) and prints every vector
-// instruction as a WORD with its GNU mnemonic; internal/armneon's tests
+// instruction as a WORD with its GNU mnemonic; ciphers/internal/armneon's tests
 // assemble those mnemonics with binutils and compare the words.
 //
 // Run it with "go generate" in ciphers/aes.
@@ -26,7 +26,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cryptvol/cryptvol/internal/armneon"
+	"github.com/cryptvol/cryptvol/ciphers/internal/armneon"
 )
 
 type V = armneon.V

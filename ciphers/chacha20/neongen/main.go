@@ -6,9 +6,9 @@
 // interleaved. A 4x4 transpose per group of four words (VTRN.32, VSWP)
 // puts each block's bytes back in order before the XOR with the input.
 //
-// The vector code is built and register-allocated by internal/armneon
+// The vector code is built and register-allocated by ciphers/internal/armneon
 // (16 q registers hold the state; the rest spills to the stack frame) and
-// printed as WORDs with their GNU mnemonics, which internal/armneon's
+// printed as WORDs with their GNU mnemonics, which ciphers/internal/armneon's
 // tests check with binutils. Run it with "go generate" in ciphers/chacha20.
 package main
 
@@ -17,7 +17,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cryptvol/cryptvol/internal/armneon"
+	"github.com/cryptvol/cryptvol/ciphers/internal/armneon"
 )
 
 type V = armneon.V

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cryptvol/cryptvol/internal/cputime"
 )
 
 // Vector is one message/digest pair from a vector file.
@@ -165,13 +167,13 @@ func BenchHash(b *testing.B, h hash.Hash, n int) {
 	buf := make([]byte, n)
 	out := make([]byte, 0, h.Size())
 	b.SetBytes(int64(n))
-	cpu0 := CPUSeconds()
+	cpu0 := cputime.ProcessSeconds()
 	for i := 0; i < b.N; i++ {
 		h.Reset()
 		h.Write(buf)
 		out = h.Sum(out[:0])
 	}
-	if cpu := CPUSeconds() - cpu0; cpu > 0 {
+	if cpu := cputime.ProcessSeconds() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(n)*float64(b.N)/cpu/1e6, "MB/cpu-s")
 	}
 }
@@ -218,11 +220,11 @@ func BenchVsBotan(b *testing.B, algo string, h hash.Hash) {
 	for range b.N {
 		want, t := run(full)
 		theirs = min(theirs, t-startup)
-		c0 := CPUSeconds()
+		c0 := cputime.ProcessSeconds()
 		h.Reset()
 		h.Write(data)
 		got := hex.EncodeToString(h.Sum(nil))
-		ours = min(ours, CPUSeconds()-c0)
+		ours = min(ours, cputime.ProcessSeconds()-c0)
 		if got != want {
 			b.Fatalf("digest %s, botan %s", got, want)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/cryptvol/cryptvol/ciphers/aes"
 	"github.com/cryptvol/cryptvol/ciphers/chacha20"
 	"github.com/cryptvol/cryptvol/ciphers/serpent"
+	"github.com/cryptvol/cryptvol/internal/cputime"
 	"github.com/cryptvol/cryptvol/sector"
 )
 
@@ -63,7 +64,7 @@ func timed(d time.Duration, op func()) float64 {
 	for range 100 {
 		op()
 	}
-	cpu0, wall0 := threadCPUTime(), time.Now()
+	cpu0, wall0 := cputime.ThreadSeconds(), time.Now()
 	calls := 0
 	for time.Since(wall0) < d {
 		for range 16 {
@@ -71,7 +72,7 @@ func timed(d time.Duration, op func()) float64 {
 			calls++
 		}
 	}
-	cpu := threadCPUTime() - cpu0
+	cpu := cputime.ThreadSeconds() - cpu0
 	if cpu <= 0 {
 		cpu = time.Since(wall0).Seconds()
 	}

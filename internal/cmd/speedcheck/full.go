@@ -11,6 +11,7 @@ import (
 
 	"github.com/cryptvol/cryptvol/ciphers"
 	"github.com/cryptvol/cryptvol/hashes"
+	"github.com/cryptvol/cryptvol/internal/cputime"
 	"github.com/cryptvol/cryptvol/kdf"
 	"github.com/cryptvol/cryptvol/sector"
 )
@@ -103,14 +104,14 @@ func pbkdf2Rate(prf string, d time.Duration) (float64, error) {
 	}
 	const iter = 100000
 	kdf.PBKDF2(h, []byte("password"), make([]byte, 32), 1000, 32) // warm-up
-	cpu0 := processCPUTime()
+	cpu0 := cputime.ProcessSeconds()
 	start := time.Now()
 	n := 0
 	for time.Since(start) < d || n == 0 {
 		kdf.PBKDF2(h, []byte("password"), make([]byte, 32), iter, 32)
 		n++
 	}
-	cpu := processCPUTime() - cpu0
+	cpu := cputime.ProcessSeconds() - cpu0
 	if cpu <= 0 {
 		cpu = time.Since(start).Seconds()
 	}

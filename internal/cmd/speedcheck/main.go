@@ -65,6 +65,7 @@ import (
 	"time"
 
 	"github.com/cryptvol/cryptvol/ciphers"
+	"github.com/cryptvol/cryptvol/internal/cputime"
 	"github.com/cryptvol/cryptvol/sector"
 )
 
@@ -224,7 +225,7 @@ func measureOurs(name string, decrypt bool, d time.Duration) (float64, error) {
 	for i := range 1000 { // warm-up: pools, caches, frequency
 		op(buf, buf, uint64(i))
 	}
-	cpu0, wall0 := threadCPUTime(), time.Now()
+	cpu0, wall0 := cputime.ThreadSeconds(), time.Now()
 	var calls uint64
 	for time.Since(wall0) < d {
 		for range 256 {
@@ -232,7 +233,7 @@ func measureOurs(name string, decrypt bool, d time.Duration) (float64, error) {
 			calls++
 		}
 	}
-	cpu := threadCPUTime() - cpu0
+	cpu := cputime.ThreadSeconds() - cpu0
 	if cpu <= 0 { // no CPU clock on this system: fall back to wall time
 		cpu = time.Since(wall0).Seconds()
 	}

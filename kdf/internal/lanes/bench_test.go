@@ -3,6 +3,8 @@ package lanes
 import (
 	"runtime"
 	"testing"
+
+	"github.com/cryptvol/cryptvol/internal/cputime"
 )
 
 // BenchmarkKernels times each kernel this CPU has on a full group: ns/op
@@ -22,11 +24,11 @@ func BenchmarkKernels(b *testing.B) {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 				b.ResetTimer()
-				cpu0 := threadCPUTime()
+				cpu0 := cputime.ThreadSeconds()
 				for done := 0; done < b.N; done += chunk {
 					k.Run(&s, 0, min(chunk, b.N-done))
 				}
-				if cpu := threadCPUTime() - cpu0; cpu > 0 {
+				if cpu := cputime.ThreadSeconds() - cpu0; cpu > 0 {
 					b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
 					b.ReportMetric(float64(k.Lanes)*float64(b.N)/cpu, "chain-iter/cpu-s")
 				}

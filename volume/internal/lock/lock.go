@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/cryptvol/cryptvol/internal/filelock"
 )
 
 // ErrLocked is what a refused Acquire wraps: another holder has the file
@@ -115,12 +117,6 @@ type Lock struct {
 	once    sync.Once
 }
 
-// Platform errors of tryLock.
-var (
-	errBusy    = errors.New("locked")
-	errNoLocks = errors.New("no locks on this filesystem")
-)
-
 // lookFor is how long a refused Acquire waits for the holder's record to
 // appear (it writes it just after locking), retrying the lock meanwhile.
 const lookFor = 250 * time.Millisecond
@@ -132,18 +128,18 @@ const lookFor = 250 * time.Millisecond
 func Acquire(f *os.File, path string, exclusive bool) (*Lock, error) {
 	deadline := time.Now().Add(lookFor)
 	for {
-		unlock, err := tryLock(f, exclusive)
+		unlock, err := filelock.TryLock(f, exclusive, filelock.Primary)
 		switch {
 		case err == nil:
 			l := &Lock{unlock: unlock}
 			l.record = writeRecord(f, path, exclusive)
 			return l, nil
-		case errors.Is(err, errNoLocks):
+		case errors.Is(err, filelock.ErrNoLocks):
 			return &Lock{
 				unlock:  func() {},
 				Warning: fmt.Sprintf("the filesystem of %s does not support file locks: nothing stops another process from writing it at the same time", path),
 			}, nil
-		case !errors.Is(err, errBusy):
+		case !errors.Is(err, filelock.ErrBusy):
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
 		hs := conflicting(f, exclusive)

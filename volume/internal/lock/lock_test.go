@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cryptvol/cryptvol/internal/filelock"
 )
 
 // These tests run on every platform with locks: flock on Unix, LockFileEx
@@ -23,7 +25,7 @@ func skipWithoutLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := tryLock(f, false); errors.Is(err, errNoLocks) {
+	if _, err := filelock.TryLock(f, false, filelock.Primary); errors.Is(err, filelock.ErrNoLocks) {
 		t.Skip("this platform has no advisory locks (lock_other.go)")
 	}
 }
@@ -151,7 +153,7 @@ func TestMountHolderMessages(t *testing.T) {
 func TestUnknownHolder(t *testing.T) {
 	p := setup(t)
 	f := open(t, p)
-	unlock, err := tryLock(f, true) // a lock without a record
+	unlock, err := filelock.TryLock(f, true, filelock.Primary) // a lock without a record
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +193,7 @@ func TestStaleRecords(t *testing.T) {
 	liveWriter := fake(id+".2.1.json", Holder{PID: os.Getpid(), Command: "cryptvol mv", Exclusive: true}) // alive, but not holding
 	// A lock held without a record: the refused caller must not name the
 	// dead process, and must drop its record.
-	unlock, err := tryLock(f, true)
+	unlock, err := filelock.TryLock(f, true, filelock.Primary)
 	if err != nil {
 		t.Fatal(err)
 	}

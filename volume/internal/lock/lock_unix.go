@@ -11,30 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// tryLock takes a flock on f without waiting.
-func tryLock(f *os.File, exclusive bool) (func(), error) {
-	how := unix.LOCK_SH
-	if exclusive {
-		how = unix.LOCK_EX
-	}
-	fd := int(f.Fd())
-	for {
-		err := unix.Flock(fd, how|unix.LOCK_NB)
-		switch {
-		case err == nil:
-			return func() { unix.Flock(fd, unix.LOCK_UN) }, nil
-		case errors.Is(err, unix.EINTR):
-			continue
-		case errors.Is(err, unix.EWOULDBLOCK):
-			return nil, errBusy
-		case errors.Is(err, unix.ENOTSUP), errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.ENOSYS),
-			errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOLCK):
-			return nil, errNoLocks
-		}
-		return nil, err
-	}
-}
-
 // fileID names the file by device and inode, so every path to it (links,
 // relative spellings, bind mounts) finds the same records.
 func fileID(f *os.File) (string, error) {

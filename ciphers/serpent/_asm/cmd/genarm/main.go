@@ -7,9 +7,9 @@
 // that register j of a group holds word xj of its four blocks, the
 // bitsliced layout; the S-boxes are the circuits of package circuit, as in
 // the arm64 kernel. Go's arm assembler has no NEON instructions, so the
-// vector code is built and register-allocated by internal/armneon and
+// vector code is built and register-allocated by ciphers/internal/armneon and
 // printed as WORDs with their GNU mnemonics (checked against binutils by
-// internal/armneon's tests).
+// ciphers/internal/armneon's tests).
 package main
 
 import (
@@ -18,8 +18,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cryptvol/cryptvol/ciphers/internal/armneon"
 	"github.com/cryptvol/cryptvol/ciphers/serpent/_asm/circuit"
-	"github.com/cryptvol/cryptvol/internal/armneon"
 )
 
 // Core registers: R0 round keys, R1 src, R2 dst, R3 loop count, R4

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package kuznyechik
-
-import "time"
-
-// processCPUTime is not measured here; benchmarks then omit cpuMB/s.
-func processCPUTime() time.Duration { return 0 }

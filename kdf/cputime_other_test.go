@@ -1,7 +1,0 @@
-//go:build !linux
-
-package kdf
-
-// processCPUTime is not measured on this system; benchmarks then report
-// wall-clock figures only.
-func processCPUTime() float64 { return 0 }
