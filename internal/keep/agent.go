@@ -95,13 +95,16 @@ func readFrame(r io.Reader) ([]byte, error) {
 func (a *agent) sock() string { return filepath.Join(a.dir, SocketName) }
 
 // call sends one request; startAgent starts the agent if none answers. A
-// request that met an agent on its way out (it answered "exiting", or
-// closed the connection unanswered) goes again, to the next agent.
+// request that met an agent on its way out (it answered "exiting", closed
+// the connection unanswered, or was gone right after it answered a start)
+// goes again, to the next agent.
 func (a *agent) call(req request, secret []byte, startAgent bool) (*response, []byte, error) {
 	for try := 1; ; try++ {
 		resp, sec, err := a.callOnce(req, secret, startAgent)
+		// A put that found no agent even after starting one met an
+		// agent that answered the start and then exited: go again too.
 		var gone errAgentGone
-		if try < 20 && errors.As(err, &gone) {
+		if try < 20 && (errors.As(err, &gone) || startAgent && errors.As(err, new(errNoAgent))) {
 			time.Sleep(time.Duration(try) * 5 * time.Millisecond)
 			continue
 		}
