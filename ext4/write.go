@@ -37,15 +37,15 @@ var errNoSpace = ErrNoSpace
 // superblock, before it returns.
 type Writer struct {
 	*FS
-	dev   Device
-	m     *meta
-	a     *alloc
-	gen   uint32 // next inode generation number
+	dev Device
+	m   *meta
+	a   *alloc
+	gen uint32 // next inode generation number
 	// Now is the clock of the timestamps (time.Now; tests set their own).
 	Now func() time.Time
 	// opTime is the one instant an operation stamps everything with.
 	opTime time.Time
-	close bool
+	close  bool
 }
 
 // blockWriter is where alloc flushes to.
