@@ -67,6 +67,76 @@ func (m *model) children(dir string) []string {
 	return out
 }
 
+// requireIndexed fails unless the directory of img is an htree.
+func requireIndexed(t *testing.T, img, dir string) {
+	t.Helper()
+	dev, err := os.Open(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	fi, _ := dev.Stat()
+	f, err := Open(dev, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := f.lookup("stat", dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.flags&flagIndex == 0 {
+		t.Fatalf("%s is not indexed: the test would not cover htree directories", dir)
+	}
+}
+
+// modelFrom adds what the filesystem holds (but lost+found) to the model.
+func modelFrom(f *FS, m *model) error {
+	byIno := map[uint64]*mnode{}
+	root, err := f.Stat("/")
+	if err != nil {
+		return err
+	}
+	m.paths["/"].nlink = int(root.Nlink())
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		ents, err := f.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			p := path.Join(dir, e.Name())
+			if p == "/lost+found" {
+				continue
+			}
+			fi := e.(*FileInfo)
+			if n := byIno[fi.Inode()]; n != nil {
+				m.paths[p] = n
+				continue
+			}
+			m.nextID++
+			n := &mnode{id: m.nextID, dir: fi.IsDir(), mode: fi.Mode(), mtime: fi.ModTime(), nlink: int(fi.Nlink())}
+			byIno[fi.Inode()] = n
+			m.paths[p] = n
+			switch {
+			case fi.IsDir():
+				if err := walk(p); err != nil {
+					return err
+				}
+			case fi.Mode()&fs.ModeSymlink != 0:
+				if n.target, err = f.Readlink(p); err != nil {
+					return err
+				}
+			default:
+				if n.data, err = f.ReadFile(p); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk("/")
+}
+
 // modelClock is the writer's clock in the test: every call a new instant,
 // with nanoseconds, some past 2038.
 type modelClock struct{ t time.Time }
@@ -475,26 +545,34 @@ func kernelView(root string) viewer {
 }
 
 // kernelMount mounts img read-only through a loop device and returns the
-// mount point; it is unmounted when the test ends. ok is false (with the
-// reason) when this machine cannot loop-mount: not root, no loop devices.
-func kernelMount(t *testing.T, img, fstype string) (dir string, why string) {
+// mount point and the unmount (also run when the test ends; mount reuses
+// the loop device of an image already mounted, so a second look at a
+// changed image must unmount the first). why says what is missing when
+// this machine cannot loop-mount: not root, no loop devices.
+func kernelMount(t *testing.T, img, fstype string) (dir string, unmount func(), why string) {
 	if os.Geteuid() != 0 {
-		return "", "not root"
+		return "", nil, "not root"
 	}
 	if _, err := exec.LookPath("mount"); err != nil {
-		return "", "no mount program"
+		return "", nil, "no mount program"
 	}
 	dir = t.TempDir()
 	out, err := exec.Command("timeout", "60", "mount", "-t", fstype, "-o", "loop,ro", img, dir).CombinedOutput()
 	if err != nil {
-		return "", fmt.Sprintf("mount: %v: %s", err, out)
+		return "", nil, fmt.Sprintf("mount: %v: %s", err, out)
 	}
-	t.Cleanup(func() {
+	mounted := true
+	unmount = func() {
+		if !mounted {
+			return
+		}
+		mounted = false
 		if out, err := exec.Command("timeout", "60", "umount", dir).CombinedOutput(); err != nil {
 			t.Errorf("umount %s: %v: %s", dir, err, out)
 		}
-	})
-	return dir, ""
+	}
+	t.Cleanup(unmount)
+	return dir, unmount, ""
 }
 
 type modelCase struct {
@@ -503,19 +581,23 @@ type modelCase struct {
 	mkfs   []string // options of mkfs.ext4
 	fstype string   // for mount -t
 	ops    int
-	max    int // largest file
+	max    int  // largest file
+	filled bool // made with mkfs.ext4 -d and indexed by e2fsck -D first
 }
 
 func TestWriterModel(t *testing.T) {
 	cases := []modelCase{
-		{"default-64M", 64 << 20, nil, "ext4", 160, 3 << 20},
-		{"1k-blocks-16M", 16 << 20, []string{"-b", "1024"}, "ext4", 140, 2 << 20},
-		{"no-metadata-csum", 32 << 20, []string{"-O", "^metadata_csum,uninit_bg"}, "ext4", 100, 2 << 20},
-		{"no-64bit", 32 << 20, []string{"-O", "^64bit"}, "ext4", 100, 2 << 20},
-		{"ext3", 32 << 20, []string{"-t", "ext3"}, "ext3", 100, 2 << 20},
-		{"ext2-1k", 16 << 20, []string{"-t", "ext2", "-b", "1024"}, "ext2", 100, 2 << 20},
-		{"tiny-1M", 1 << 20, nil, "ext4", 120, 400 << 10},
-		{"sparse-1G", 1 << 30, nil, "ext4", 60, 4 << 20},
+		{"default-64M", 64 << 20, nil, "ext4", 160, 3 << 20, false},
+		{"1k-blocks-16M", 16 << 20, []string{"-b", "1024"}, "ext4", 140, 2 << 20, false},
+		{"no-metadata-csum", 32 << 20, []string{"-O", "^metadata_csum,uninit_bg"}, "ext4", 100, 2 << 20, false},
+		{"no-64bit", 32 << 20, []string{"-O", "^64bit"}, "ext4", 100, 2 << 20, false},
+		{"ext3", 32 << 20, []string{"-t", "ext3"}, "ext3", 100, 2 << 20, false},
+		{"ext2-1k", 16 << 20, []string{"-t", "ext2", "-b", "1024"}, "ext2", 100, 2 << 20, false},
+		{"tiny-1M", 1 << 20, nil, "ext4", 120, 400 << 10, false},
+		{"sparse-1G", 1 << 30, nil, "ext4", 60, 4 << 20, false},
+		{"filled-htree", 64 << 20, nil, "ext4", 200, 1 << 20, true},
+		{"filled-htree-1k", 32 << 20, []string{"-b", "1024"}, "ext4", 200, 1 << 20, true},
+		{"filled-ext3", 32 << 20, []string{"-t", "ext3"}, "ext3", 150, 1 << 20, true},
 	}
 	seeds := []uint64{1, 2}
 	if *modelSeed != 0 {
@@ -533,7 +615,17 @@ func TestWriterModel(t *testing.T) {
 }
 
 func runModelCase(t *testing.T, tc modelCase, seed uint64) {
-	img := mkfsImage(t, tc.size, "", tc.mkfs...)
+	src := ""
+	if tc.filled {
+		src = csumSource(t)
+	}
+	img := mkfsImage(t, tc.size, src, tc.mkfs...)
+	if tc.filled {
+		if code, out := e2fsck(t, img, "-fyD"); code > 1 {
+			t.Fatalf("e2fsck -fyD: exit %d\n%s", code, out)
+		}
+		requireIndexed(t, img, "/many")
+	}
 	dev, err := os.OpenFile(img, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -550,9 +642,8 @@ func runModelCase(t *testing.T, tc modelCase, seed uint64) {
 		t.Fatal(err)
 	}
 	m := newModel(rootFi.ModTime())
-	if lf, err := w.Stat("/lost+found"); err == nil {
-		m.paths["/"].nlink = 3 // lost+found's ".."
-		_ = lf
+	if err := modelFrom(w.FS, m); err != nil {
+		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(seed, uint64(len(tc.name))))
 	modelRun(t, w, m, clock, r, tc.ops, tc.max)
@@ -579,7 +670,14 @@ func runModelCase(t *testing.T, tc modelCase, seed uint64) {
 		}
 	}
 	compareView(t, "reader", readerView(f), m)
-	dir, why := kernelMount(t, img, tc.fstype)
+	if tc.filled {
+		// The indexed directory took new names: its index is gone.
+		in, err := f.lookup("stat", "/many", true)
+		if err == nil {
+			t.Logf("/many: index flag %v", in.flags&flagIndex != 0)
+		}
+	}
+	dir, _, why := kernelMount(t, img, tc.fstype)
 	if why != "" {
 		t.Logf("kernel check skipped: %s", why)
 		return
