@@ -17,6 +17,9 @@ type alloc struct {
 	totalFreeB uint64
 	totalFreeI uint64
 	dirty      map[uint32]bool // groups whose bitmaps or descriptor changed
+	// tx is the writer's pending transaction: a block freed leaves it, so
+	// that no stale metadata copy lands on a block reused for data.
+	tx map[uint64][]byte
 }
 
 func loadAlloc(m *meta) (*alloc, error) {
@@ -136,6 +139,7 @@ func (a *alloc) freeBlocks(start, n uint64) error {
 		a.totalFreeB++
 		a.touch(g, bgBlockUninit)
 		delete(f.blocks, b) // a freed metadata block leaves the read cache
+		delete(a.tx, b)
 	}
 	return nil
 }

@@ -45,7 +45,13 @@ type Writer struct {
 	Now func() time.Time
 	// opTime is the one instant an operation stamps everything with.
 	opTime time.Time
-	close  bool
+	// tx holds the metadata blocks the operation changed, until commit.
+	tx map[uint64][]byte
+	j  *journal // nil without a journal
+	// crashAfterCommit makes commit stop once the transaction is in the
+	// journal (tests of replay).
+	crashAfterCommit bool
+	close            bool
 }
 
 // blockWriter is where alloc flushes to.
@@ -108,11 +114,56 @@ func OpenWritable(dev Device, size int64) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{FS: f, dev: dev, m: m, a: a, gen: uint32(time.Now().UnixNano()), Now: time.Now}
+	w := &Writer{FS: f, dev: dev, m: m, a: a, gen: uint32(time.Now().UnixNano()), Now: time.Now,
+		tx: map[uint64][]byte{}}
+	f.dev = txOverlay{w}
+	a.tx = w.tx
+	if w.j, err = w.loadJournal(); err != nil {
+		return nil, err
+	}
 	return w, nil
 }
 
+// writeAt writes metadata: into the pending transaction, block by block
+// (committed through the journal by commit).
 func (w *Writer) writeAt(p []byte, off int64) error {
+	if off < 0 || off+int64(len(p)) > w.size {
+		return fmt.Errorf("%w: write at %d outside the filesystem", ErrCorrupt, off)
+	}
+	bs := w.blockSize
+	for len(p) > 0 {
+		blk := uint64(off / bs)
+		in := off % bs
+		n := min(int64(len(p)), bs-in)
+		b, err := w.txBlock(blk)
+		if err != nil {
+			return err
+		}
+		copy(b[in:], p[:n])
+		if c, ok := w.blocks[blk]; ok {
+			copy(c[in:], p[:n])
+		}
+		p, off = p[n:], off+n
+	}
+	return nil
+}
+
+// txBlock is the pending copy of metadata block blk, made on first use.
+func (w *Writer) txBlock(blk uint64) ([]byte, error) {
+	if b, ok := w.tx[blk]; ok {
+		return b, nil
+	}
+	b := make([]byte, w.blockSize)
+	if err := w.readAt(b, int64(blk)*w.blockSize, blk); err != nil {
+		return nil, err
+	}
+	w.tx[blk] = b
+	return b, nil
+}
+
+// dataWriteAt writes file data straight to the device (ordered mode: the
+// data is in place before the metadata that points at it commits).
+func (w *Writer) dataWriteAt(p []byte, off int64) error {
 	if off < 0 || off+int64(len(p)) > w.size {
 		return fmt.Errorf("%w: write at %d outside the filesystem", ErrCorrupt, off)
 	}
@@ -120,16 +171,37 @@ func (w *Writer) writeAt(p []byte, off int64) error {
 	return err
 }
 
-// writeBlock writes a metadata block and keeps the read cache coherent.
+// writeBlock writes a metadata block.
 func (w *Writer) writeBlock(blk uint64, b []byte) error {
-	if c, ok := w.blocks[blk]; ok {
-		copy(c, b)
-	}
 	return w.writeAt(b[:w.blockSize], int64(blk)*w.blockSize)
 }
 
-// flush writes the allocation state.
-func (w *Writer) flush() error { return w.a.flush(w) }
+// txOverlay is the device as the reader sees it while a transaction is
+// pending: the pending metadata blocks over the device's.
+type txOverlay struct{ w *Writer }
+
+func (o txOverlay) ReadAt(p []byte, off int64) (int, error) {
+	n, err := o.w.dev.ReadAt(p, off)
+	if len(o.w.tx) == 0 {
+		return n, err
+	}
+	bs := o.w.blockSize
+	for b := off / bs; b*bs < off+int64(n); b++ {
+		if t, ok := o.w.tx[uint64(b)]; ok {
+			lo, hi := max(off, b*bs), min(off+int64(n), (b+1)*bs)
+			copy(p[lo-off:hi-off], t[lo-b*bs:hi-b*bs])
+		}
+	}
+	return n, err
+}
+
+// flush writes the allocation state and commits the operation.
+func (w *Writer) flush() error {
+	if err := w.a.flush(w); err != nil {
+		return err
+	}
+	return w.commit()
+}
 
 // writeInode stores a raw inode record with its checksum.
 func (w *Writer) writeInode(ino uint32, raw []byte) error {
@@ -156,6 +228,11 @@ func (w *Writer) Sync() error {
 	if err := w.flush(); err != nil {
 		return err
 	}
+	return w.syncDev()
+}
+
+// syncDev syncs the device when it can (an *os.File can).
+func (w *Writer) syncDev() error {
 	if s, ok := w.dev.(interface{ Sync() error }); ok {
 		return s.Sync()
 	}

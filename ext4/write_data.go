@@ -112,7 +112,7 @@ func (w *Writer) writeData(ino uint32, raw []byte, fm *fileMap, p []byte, off in
 				}
 				s, e := max(lo, bStart), min(hi, bStart+bs)
 				copy(b[s-bStart:], p[s-off:e-off])
-				if err := w.writeAt(b, int64(phys)*bs); err != nil {
+				if err := w.dataWriteAt(b, int64(phys)*bs); err != nil {
 					return err
 				}
 			}
@@ -122,7 +122,7 @@ func (w *Writer) writeData(ino uint32, raw []byte, fm *fileMap, p []byte, off in
 		fe := hi / bs * bs
 		if fe > fs {
 			phys := int64(r.phys) + fs/bs - int64(r.logical)
-			if err := w.writeAt(p[fs-off:fe-off], phys*bs); err != nil {
+			if err := w.dataWriteAt(p[fs-off:fe-off], phys*bs); err != nil {
 				return err
 			}
 		}
@@ -171,7 +171,7 @@ func (w *Writer) truncate(ino uint32, raw []byte, fm *fileMap, size int64) error
 					return err
 				}
 				clear(b[size%bs:])
-				if err := w.writeAt(b, int64(phys)*bs); err != nil {
+				if err := w.dataWriteAt(b, int64(phys)*bs); err != nil {
 					return err
 				}
 			}

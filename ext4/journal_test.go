@@ -1,0 +1,305 @@
+package ext4
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cutDev is an image whose writes stop after limit (a crash: the write
+// stream is cut; later writes fail and change nothing).
+type cutDev struct {
+	f      *os.File
+	writes int
+	limit  int // < 0: no limit
+}
+
+var errCut = errors.New("the write stream was cut here")
+
+func (d *cutDev) ReadAt(p []byte, off int64) (int, error) { return d.f.ReadAt(p, off) }
+func (d *cutDev) WriteAt(p []byte, off int64) (int, error) {
+	if d.limit >= 0 && d.writes >= d.limit {
+		return 0, errCut
+	}
+	d.writes++
+	return d.f.WriteAt(p, off)
+}
+func (d *cutDev) Sync() error { return nil }
+
+// crashScript is the sequence of operations the crash test cuts: each
+// kind of change, on an image filled by mkfs.ext4 -d.
+func crashScript(w *Writer) error {
+	f, err := w.Create("new")
+	if err != nil {
+		return err
+	}
+	big := bytes.Repeat([]byte("new file data "), 30000)
+	if _, err := f.Write(big); err != nil {
+		return err
+	}
+	steps := []func() error{
+		func() error { return w.Rename("d1/d2/d3/file", "moved") },
+		func() error { return w.Remove("empty") },
+		func() error { return w.Mkdir("nd") },
+		func() error { return w.Rename("many", "nd/many") },
+		func() error {
+			_, err := f.WriteAt([]byte("overwritten"), 100)
+			return err
+		},
+		func() error { return w.Remove("nd/many/" + manyName(7)) },
+		func() error { return w.Symlink(strings.Repeat("long/", 30), "slow-link") },
+	}
+	for _, s := range steps {
+		if err := s(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func manyName(i int) string {
+	return fmt.Sprintf("a-rather-long-file-name-to-fill-directory-blocks-%04d", i)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.Create(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	dst.Close()
+}
+
+// TestWriterCrashRecovery cuts the write stream of crashScript after
+// every single write. After e2fsck replays the journal, it must find
+// nothing else to fix (e2fsck -fy answers no question, e2fsck -fn exits
+// 0), and every file of the image must be in its state before or after
+// the operation the cut fell in.
+func TestWriterCrashRecovery(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mkfs []string
+		step int // cut after every step-th write (every one with -ext4.long)
+	}{
+		{"ext4", nil, 2},
+		{"ext4-1k", []string{"-b", "1024"}, 5},
+		{"ext3", []string{"-t", "ext3"}, 5},
+	} {
+		if *longRun {
+			tc.step = 1
+		}
+		t.Run(tc.name, func(t *testing.T) { crashRecovery(t, tc.mkfs, tc.step) })
+	}
+}
+
+func crashRecovery(t *testing.T, mkfs []string, step int) {
+	src := csumSource(t)
+	base := mkfsImage(t, 16<<20, src, mkfs...)
+	// The files before, for the comparisons.
+	before := map[string][]byte{}
+	{
+		dev, _ := os.Open(base)
+		fi, _ := dev.Stat()
+		f, err := Open(dev, fi.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"d1/d2/d3/file", "sparse", "many/" + manyName(3), "many/" + manyName(7)} {
+			if before[p], err = f.ReadFile(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dev.Close()
+	}
+	run := func(limit int) (string, *cutDev) {
+		img := filepath.Join(t.TempDir(), "crash.img")
+		copyFile(t, base, img)
+		f, err := os.OpenFile(img, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		dev := &cutDev{f: f, limit: limit}
+		fi, _ := f.Stat()
+		w, err := OpenWritable(dev, fi.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = crashScript(w)
+		if limit < 0 && err != nil {
+			t.Fatal(err)
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		if limit >= 0 && err != nil && !errors.Is(err, errCut) {
+			t.Fatalf("cut at %d: %v", limit, err)
+		}
+		return img, dev
+	}
+	_, full := run(-1)
+	total := full.writes
+	replayed := 0
+	for limit := 0; limit <= total; limit += step {
+		img, _ := run(limit)
+		code, out := e2fsck(t, img, "-fy")
+		if code > 1 || strings.Contains(out, "? yes") {
+			t.Fatalf("cut after %d of %d writes: e2fsck -fy exit %d\n%s", limit, total, code, out)
+		}
+		if strings.Contains(out, "ecovering journal") {
+			replayed++
+		}
+		if code, out := e2fsck(t, img, "-fn"); code != 0 {
+			t.Fatalf("cut after %d of %d writes, after replay: e2fsck -fn exit %d\n%s", limit, total, code, out)
+		}
+		checkCrashState(t, img, limit, before)
+	}
+	t.Logf("%d writes, cut after every %d, %d cuts left a journal to replay", total, step, replayed)
+	if replayed == 0 {
+		t.Error("no cut point left a committed transaction for e2fsck to replay")
+	}
+}
+
+// checkCrashState: each file is in its state before or after the script.
+func checkCrashState(t *testing.T, img string, limit int, before map[string][]byte) {
+	t.Helper()
+	dev, err := os.Open(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	fi, _ := dev.Stat()
+	f, err := Open(dev, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneOf := func(want []byte, paths ...string) {
+		found := 0
+		for _, p := range paths {
+			got, err := f.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			found++
+			if !bytes.Equal(got, want) {
+				t.Errorf("cut %d: %s differs", limit, p)
+			}
+		}
+		if found != 1 {
+			t.Errorf("cut %d: %d of %v exist, want exactly one", limit, found, paths)
+		}
+	}
+	oneOf(before["d1/d2/d3/file"], "d1/d2/d3/file", "moved")
+	oneOf(before["sparse"], "sparse")
+	oneOf(before["many/"+manyName(3)], "many/"+manyName(3), "nd/many/"+manyName(3))
+	if got, err := f.ReadFile("new"); err == nil {
+		full := bytes.Repeat([]byte("new file data "), 30000)
+		over := append([]byte(nil), full...)
+		copy(over[100:], "overwritten")
+		if len(got) != 0 && !bytes.Equal(got, full) && !bytes.Equal(got, over) {
+			t.Errorf("cut %d: new has %d bytes, neither empty nor written", limit, len(got))
+		}
+	}
+}
+
+// TestJournalReplayedByE2fsckAndKernel stops an operation right after its
+// transaction is committed, before any block goes in place: only a replay
+// of the journal (by e2fsck, and by the kernel on a rw loop mount) can
+// make the change appear.
+func TestJournalReplayedByE2fsckAndKernel(t *testing.T) {
+	for _, tc := range []struct {
+		name, fstype string
+		mkfs         []string
+	}{
+		{"ext4", "ext4", nil},
+		{"ext4-1k", "ext4", []string{"-b", "1024"}},
+		{"ext4-no-csum", "ext4", []string{"-O", "^metadata_csum"}},
+		{"ext3", "ext3", []string{"-t", "ext3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			img := mkfsImage(t, 16<<20, "", tc.mkfs...)
+			dev, w := openImage(t, img)
+			f, err := w.Create("kept")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Write([]byte("before the crash"))
+			w.crashAfterCommit = true
+			if err := w.Mkdir("only-in-the-journal"); !errors.Is(err, errCrashed) {
+				t.Fatalf("mkdir: %v, want the simulated crash", err)
+			}
+			dev.Close()
+			// Unchanged in place: the reader (which does not replay) sees no
+			// directory yet, and the filesystem says it needs recovery.
+			if r, err := os.Open(img); err == nil {
+				fi, _ := r.Stat()
+				f, err := Open(r, fi.Size())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := f.Stat("only-in-the-journal"); err == nil {
+					t.Fatal("the change is in place before the checkpoint")
+				}
+				if f.incompat&incompatRecover == 0 {
+					t.Fatal("needs_recovery is not set")
+				}
+				r.Close()
+			}
+			kimg := filepath.Join(t.TempDir(), "kernel.img")
+			copyFile(t, img, kimg)
+
+			code, out := e2fsck(t, img, "-fy")
+			if code > 1 || strings.Contains(out, "? yes") || !strings.Contains(out, "ecovering journal") {
+				t.Fatalf("e2fsck -fy: exit %d\n%s", code, out)
+			}
+			fsckClean(t, img)
+			r, err := os.Open(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			fi, _ := r.Stat()
+			rf, err := Open(r, fi.Size())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st, err := rf.Stat("only-in-the-journal"); err != nil || !st.IsDir() {
+				t.Fatalf("after e2fsck's replay: %v", err)
+			}
+
+			// The kernel replays it when it mounts (read-write: a read-only
+			// mount cannot replay).
+			if os.Geteuid() != 0 {
+				t.Log("kernel replay skipped: not root")
+				return
+			}
+			mnt := t.TempDir()
+			if out, err := exec.Command("timeout", "60", "mount", "-t", tc.fstype, "-o", "loop", kimg, mnt).CombinedOutput(); err != nil {
+				t.Logf("kernel replay skipped: mount: %v: %s", err, out)
+				return
+			}
+			_, statErr := os.Stat(filepath.Join(mnt, "only-in-the-journal"))
+			kept, readErr := os.ReadFile(filepath.Join(mnt, "kept"))
+			if out, err := exec.Command("timeout", "60", "umount", mnt).CombinedOutput(); err != nil {
+				t.Fatalf("umount: %v: %s", err, out)
+			}
+			if statErr != nil || readErr != nil || string(kept) != "before the crash" {
+				t.Fatalf("after the kernel's replay: %v, %v, %q", statErr, readErr, kept)
+			}
+			fsckClean(t, kimg)
+		})
+	}
+}
