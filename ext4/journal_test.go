@@ -2,6 +2,7 @@ package ext4
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -260,6 +261,16 @@ func TestJournalReplayedByE2fsckAndKernel(t *testing.T) {
 			}
 			kimg := filepath.Join(t.TempDir(), "kernel.img")
 			copyFile(t, img, kimg)
+			oimg := filepath.Join(t.TempDir(), "ours.img")
+			copyFile(t, img, oimg)
+
+			// OpenWritable replays it itself.
+			_, ow := openImage(t, oimg)
+			if st, err := ow.Stat("only-in-the-journal"); err != nil || !st.IsDir() {
+				t.Fatalf("after OpenWritable's replay: %v", err)
+			}
+			ow.Close()
+			fsckClean(t, oimg)
 
 			code, out := e2fsck(t, img, "-fy")
 			if code > 1 || strings.Contains(out, "? yes") || !strings.Contains(out, "ecovering journal") {
@@ -301,5 +312,131 @@ func TestJournalReplayedByE2fsckAndKernel(t *testing.T) {
 			}
 			fsckClean(t, kimg)
 		})
+	}
+}
+
+// TestReplayKernelJournal: the kernel writes a journal (a rw loop mount,
+// files written, overwritten and removed, synced), the image is copied
+// while still mounted, so the copy needs recovery. OpenWritable's replay
+// and e2fsck's must give the same files, and e2fsck -fn must find ours
+// clean.
+func TestReplayKernelJournal(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a rw loop mount")
+	}
+	img := mkfsImage(t, 32<<20, "")
+	mnt := t.TempDir()
+	if out, err := exec.Command("timeout", "60", "mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
+		t.Skipf("mount: %v: %s", err, out)
+	}
+	mounted := true
+	umount := func() {
+		if mounted {
+			mounted = false
+			if out, err := exec.Command("timeout", "60", "umount", mnt).CombinedOutput(); err != nil {
+				t.Errorf("umount: %v: %s", err, out)
+			}
+		}
+	}
+	defer umount()
+	os.MkdirAll(filepath.Join(mnt, "gone/deep"), 0o755)
+	for i := 0; i < 200; i++ {
+		os.WriteFile(filepath.Join(mnt, "gone", fmt.Sprint(i)), bytes.Repeat([]byte{byte(i)}, 5000), 0o644)
+	}
+	exec.Command("sync").Run()
+	os.RemoveAll(filepath.Join(mnt, "gone")) // revoke records
+	for i := 0; i < 50; i++ {
+		os.WriteFile(filepath.Join(mnt, fmt.Sprint("kept", i)), bytes.Repeat([]byte("k"), 1000*i), 0o644)
+	}
+	os.Mkdir(filepath.Join(mnt, "dir"), 0o700)
+	os.WriteFile(filepath.Join(mnt, "dir", "f"), []byte("in dir"), 0o600)
+	if out, err := exec.Command("sync", "-f", mnt).CombinedOutput(); err != nil {
+		t.Fatalf("sync: %v: %s", err, out)
+	}
+	ours := filepath.Join(t.TempDir(), "ours.img")
+	theirs := filepath.Join(t.TempDir(), "theirs.img")
+	copyFile(t, img, ours)
+	copyFile(t, img, theirs)
+	umount()
+
+	dev, err := os.Open(ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := dev.Stat()
+	f, err := Open(dev, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.incompat&incompatRecover == 0 {
+		t.Fatal("the copy of the mounted image does not need recovery")
+	}
+	dev.Close()
+
+	odev, err := os.OpenFile(ours, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := replayJournal(odev, fi.Size())
+	odev.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("replayed %d transactions, %d blocks, %d revoked", st.transactions, st.blocks, st.revoked)
+	if st.blocks == 0 {
+		t.Error("the kernel's journal had nothing to replay: the test proves nothing")
+	}
+	_, w := openImage(t, ours)
+	w.Close()
+	fsckClean(t, ours)
+	if code, out := e2fsck(t, theirs, "-fy"); code > 1 {
+		t.Fatalf("e2fsck -fy: exit %d\n%s", code, out)
+	}
+	read := func(img string) map[string]string {
+		dev, err := os.Open(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dev.Close()
+		fi, _ := dev.Stat()
+		f, err := Open(dev, fi.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		var walk func(dir string)
+		walk = func(dir string) {
+			ents, err := f.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ents {
+				p := dir + "/" + e.Name()
+				if e.IsDir() {
+					out[p] = "dir"
+					walk(p)
+					continue
+				}
+				b, err := f.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[p] = fmt.Sprintf("%x", sha256.Sum256(b))
+			}
+		}
+		walk("")
+		return out
+	}
+	a, b := read(ours), read(theirs)
+	if len(a) != len(b) {
+		t.Errorf("%d files after our replay, %d after e2fsck's", len(a), len(b))
+	}
+	for p, v := range b {
+		if a[p] != v {
+			t.Errorf("%s: ours %q, e2fsck's %q", p, a[p], v)
+		}
+	}
+	if a["/dir/f"] == "" || a["/kept49"] == "" {
+		t.Errorf("the files written before the copy are missing: %v", a)
 	}
 }

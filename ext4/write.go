@@ -24,8 +24,9 @@ var (
 	// ErrNotEmpty means a directory to remove or replace has entries.
 	ErrNotEmpty = errors.New("ext4: directory not empty")
 	// ErrNeedsRecovery means the journal holds transactions not yet
-	// applied (the filesystem was not unmounted cleanly); writing around
-	// them would corrupt it. Mount it once, or run e2fsck, first.
+	// applied (the filesystem was not unmounted cleanly) and they could
+	// not be replayed here; writing around them would corrupt it. Run
+	// e2fsck, or mount the filesystem once, first.
 	ErrNeedsRecovery = errors.New("ext4: the journal needs recovery (run e2fsck or mount the filesystem once first)")
 )
 
@@ -51,6 +52,7 @@ type Writer struct {
 	// crashAfterCommit makes commit stop once the transaction is in the
 	// journal (tests of replay).
 	crashAfterCommit bool
+	replay           *replayStats // what the replay at open did
 	close            bool
 }
 
@@ -75,9 +77,10 @@ const (
 		incompatCsumSeed | incompatLargeDir | incompatInlineData | incompatEncrypt
 )
 
-// OpenWritable opens the filesystem on dev for reading and writing. It
-// refuses (ErrNeedsRecovery) a filesystem whose journal needs replaying,
-// and (ErrUnsupported) features it cannot keep valid: bigalloc, meta_bg,
+// OpenWritable opens the filesystem on dev for reading and writing. A
+// filesystem whose journal needs recovery is replayed first, as the kernel
+// does on mount (ErrNeedsRecovery when the journal cannot be replayed
+// here). It refuses (ErrUnsupported) features it cannot keep valid: bigalloc, meta_bg,
 // quota, MMP, casefold, ea_inode, 64 KiB blocks, orphans pending.
 func OpenWritable(dev Device, size int64) (*Writer, error) {
 	f, err := Open(dev, size)
@@ -85,7 +88,17 @@ func OpenWritable(dev Device, size int64) (*Writer, error) {
 		return nil, err
 	}
 	if f.incompat&incompatRecover != 0 {
-		return nil, ErrNeedsRecovery
+		// Replay the journal first (never write around it), then start
+		// again from what it left.
+		if _, err := replayJournal(dev, size); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNeedsRecovery, err)
+		}
+		if f, err = Open(dev, size); err != nil {
+			return nil, err
+		}
+		if f.incompat&incompatRecover != 0 {
+			return nil, ErrNeedsRecovery
+		}
 	}
 	if bad := f.roCompat &^ roCompatWritable; bad != 0 {
 		return nil, fmt.Errorf("%w: writing with read-only compatible features %#x (bigalloc, quota, project or others)", ErrUnsupported, bad)
