@@ -159,9 +159,8 @@ func (m *meta) inodeTableBlocks() uint64 {
 // uninitBlockBitmap computes the block bitmap of a BLOCK_UNINIT group as
 // the kernel does (ext4_init_block_bitmap): the superblock backup, the
 // descriptor table and its reserved growth blocks when the group has a
-// backup, the bitmaps and inode tables of any group that lie inside this
-// one (flex_bg puts them in the first group of a flex group), and the
-// padding past the last block.
+// backup, the group's own bitmaps and inode table where they lie inside
+// it, and the padding past the last block.
 func (m *meta) uninitBlockBitmap(g uint32) []byte {
 	f := m.f
 	b := make([]byte, f.blockSize)
@@ -183,13 +182,14 @@ func (m *meta) uninitBlockBitmap(g uint32) []byte {
 			set(0)
 		}
 	}
+	// Only the group's own bitmaps and table count, and only where they lie
+	// inside it: a group holding other groups' metadata (a flex group's
+	// first) is never left uninitialised.
 	itb := m.inodeTableBlocks()
-	for h := uint32(0); h < f.groups; h++ {
-		set(m.blockBitmapBlock(h))
-		set(m.inodeBitmapBlock(h))
-		for i, t := uint64(0), m.inodeTableBlock(h); i < itb; i++ {
-			set(t + i)
-		}
+	set(m.blockBitmapBlock(g))
+	set(m.inodeBitmapBlock(g))
+	for i, t := uint64(0), m.inodeTableBlock(g); i < itb; i++ {
+		set(t + i)
 	}
 	for i := n; i < uint64(len(b))*8; i++ {
 		b[i/8] |= 1 << (i % 8)

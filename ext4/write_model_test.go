@@ -583,21 +583,23 @@ type modelCase struct {
 	ops    int
 	max    int  // largest file
 	filled bool // made with mkfs.ext4 -d and indexed by e2fsck -D first
+	ours   bool // made by Format instead of mkfs.ext4
 }
 
 func TestWriterModel(t *testing.T) {
 	cases := []modelCase{
-		{"default-64M", 64 << 20, nil, "ext4", 160, 3 << 20, false},
-		{"1k-blocks-16M", 16 << 20, []string{"-b", "1024"}, "ext4", 140, 2 << 20, false},
-		{"no-metadata-csum", 32 << 20, []string{"-O", "^metadata_csum,uninit_bg"}, "ext4", 100, 2 << 20, false},
-		{"no-64bit", 32 << 20, []string{"-O", "^64bit"}, "ext4", 100, 2 << 20, false},
-		{"ext3", 32 << 20, []string{"-t", "ext3"}, "ext3", 100, 2 << 20, false},
-		{"ext2-1k", 16 << 20, []string{"-t", "ext2", "-b", "1024"}, "ext2", 100, 2 << 20, false},
-		{"tiny-1M", 1 << 20, nil, "ext4", 120, 400 << 10, false},
-		{"sparse-1G", 1 << 30, nil, "ext4", 60, 4 << 20, false},
-		{"filled-htree", 64 << 20, nil, "ext4", 200, 1 << 20, true},
-		{"filled-htree-1k", 32 << 20, []string{"-b", "1024"}, "ext4", 200, 1 << 20, true},
-		{"filled-ext3", 32 << 20, []string{"-t", "ext3"}, "ext3", 150, 1 << 20, true},
+		{"default-64M", 64 << 20, nil, "ext4", 160, 3 << 20, false, false},
+		{"1k-blocks-16M", 16 << 20, []string{"-b", "1024"}, "ext4", 140, 2 << 20, false, false},
+		{"no-metadata-csum", 32 << 20, []string{"-O", "^metadata_csum,uninit_bg"}, "ext4", 100, 2 << 20, false, false},
+		{"no-64bit", 32 << 20, []string{"-O", "^64bit"}, "ext4", 100, 2 << 20, false, false},
+		{"ext3", 32 << 20, []string{"-t", "ext3"}, "ext3", 100, 2 << 20, false, false},
+		{"ext2-1k", 16 << 20, []string{"-t", "ext2", "-b", "1024"}, "ext2", 100, 2 << 20, false, false},
+		{"tiny-1M", 1 << 20, nil, "ext4", 120, 400 << 10, false, false},
+		{"sparse-1G", 1 << 30, nil, "ext4", 60, 4 << 20, false, false},
+		{"filled-htree", 64 << 20, nil, "ext4", 200, 1 << 20, true, false},
+		{"filled-htree-1k", 32 << 20, []string{"-b", "1024"}, "ext4", 200, 1 << 20, true, false},
+		{"filled-ext3", 32 << 20, []string{"-t", "ext3"}, "ext3", 150, 1 << 20, true, false},
+		{"formatted-300M", 300 << 20, nil, "ext4", 150, 4 << 20, false, true},
 	}
 	seeds := []uint64{1, 2}
 	if *modelSeed != 0 {
@@ -620,6 +622,16 @@ func runModelCase(t *testing.T, tc modelCase, seed uint64) {
 		src = csumSource(t)
 	}
 	img := mkfsImage(t, tc.size, src, tc.mkfs...)
+	if tc.ours {
+		f, err := os.OpenFile(img, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Format(f, tc.size, FormatOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
 	if tc.filled {
 		if code, out := e2fsck(t, img, "-fyD"); code > 1 {
 			t.Fatalf("e2fsck -fyD: exit %d\n%s", code, out)
