@@ -20,12 +20,19 @@ type alloc struct {
 	// tx is the writer's pending transaction: a block freed leaves it, so
 	// that no stale metadata copy lands on a block reused for data.
 	tx map[uint64][]byte
+	// quarantine holds the blocks freed since the last commit: on the
+	// device they still belong to their old owner until the transaction
+	// that frees them commits, so file data must not go there before.
+	// Metadata may (allocMeta): it only reaches the device with the
+	// transaction.
+	quarantine map[uint64]bool
 }
 
 func loadAlloc(m *meta) (*alloc, error) {
 	f := m.f
 	a := &alloc{m: m, blocks: make([][]byte, f.groups), inodes: make([][]byte, f.groups),
-		freeB: make([]uint64, f.groups), freeI: make([]uint64, f.groups), dirty: map[uint32]bool{}}
+		freeB: make([]uint64, f.groups), freeI: make([]uint64, f.groups), dirty: map[uint32]bool{},
+		quarantine: map[uint64]bool{}}
 	for g := uint32(0); g < f.groups; g++ {
 		bb, ib, err := m.readBitmaps(g)
 		if err != nil {
@@ -61,7 +68,29 @@ func (a *alloc) blockGroup(blk uint64) (uint32, uint64) {
 
 func (a *alloc) blockFree(blk uint64) bool {
 	g, i := a.blockGroup(blk)
-	return a.blocks[g][i/8]&(1<<(i%8)) == 0
+	return a.blocks[g][i/8]&(1<<(i%8)) == 0 && (len(a.quarantine) == 0 || !a.quarantine[blk])
+}
+
+// usable is how many free blocks file data may take now.
+func (a *alloc) usable() uint64 { return a.totalFreeB - uint64(len(a.quarantine)) }
+
+// allocMeta takes one block for metadata: one freed since the last
+// commit, else a free one near goal.
+func (a *alloc) allocMeta(goal uint64) (uint64, error) {
+	// Blocks freed since the last commit first: metadata rebuilt in the
+	// same transaction (a file's block map) then reuses its own old
+	// blocks instead of draining the free ones.
+	for b := range a.quarantine {
+		delete(a.quarantine, b)
+		g, i := a.blockGroup(b)
+		a.blocks[g][i/8] |= 1 << (i % 8)
+		a.freeB[g]--
+		a.totalFreeB--
+		a.touch(g, bgBlockUninit)
+		return b, nil
+	}
+	b, _, err := a.allocBlocks(goal, 1)
+	return b, err
 }
 
 // touch marks group g changed; an uninitialised bitmap it allocates from
@@ -78,7 +107,7 @@ func (a *alloc) touch(g uint32, flag uint16) {
 // first block and how many it got; ErrNoSpace when none is free.
 func (a *alloc) allocBlocks(goal, want uint64) (uint64, uint64, error) {
 	f := a.m.f
-	if a.totalFreeB == 0 || want == 0 {
+	if a.usable() == 0 || want == 0 {
 		return 0, 0, fmt.Errorf("%w", errNoSpace)
 	}
 	if goal < uint64(f.firstDataBlock) || goal >= f.blocksCount {
@@ -115,7 +144,7 @@ func (a *alloc) findFree(from, to uint64) (uint64, bool) {
 			b += 8
 			continue
 		}
-		if bm[i/8]&(1<<(i%8)) == 0 {
+		if bm[i/8]&(1<<(i%8)) == 0 && (len(a.quarantine) == 0 || !a.quarantine[b]) {
 			return b, true
 		}
 		b++
@@ -140,6 +169,7 @@ func (a *alloc) freeBlocks(start, n uint64) error {
 		a.touch(g, bgBlockUninit)
 		delete(f.blocks, b) // a freed metadata block leaves the read cache
 		delete(a.tx, b)
+		a.quarantine[b] = true
 	}
 	return nil
 }

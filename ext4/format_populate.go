@@ -34,7 +34,7 @@ func (w *Writer) populate(g formatGeometry, now time.Time) error {
 	}
 	// The root directory.
 	root := w.newInode(sIFDIR|0o755, 0, 0, 2)
-	blk, _, err := w.a.allocBlocks(w.m.groupFirstBlock(0), 1)
+	blk, err := w.a.allocMeta(w.m.groupFirstBlock(0))
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (w *Writer) populate(g formatGeometry, now time.Time) error {
 // growDir adds an empty block at the end of a directory.
 func (w *Writer) growDir(d *dirHandle) error {
 	l := w.dirBlocks(d)
-	blk, _, err := w.a.allocBlocks(d.fm.physOf(l-1)+1, 1)
+	blk, err := w.a.allocMeta(d.fm.physOf(l-1) + 1)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (w *Writer) growDir(d *dirHandle) error {
 func (w *Writer) makeResizeInode(g formatGeometry, now time.Time) error {
 	le := binary.LittleEndian
 	apb := g.bs / 4
-	dind, _, err := w.a.allocBlocks(w.m.groupFirstBlock(0), 1)
+	dind, err := w.a.allocMeta(w.m.groupFirstBlock(0))
 	if err != nil {
 		return err
 	}
@@ -247,7 +247,10 @@ func (w *Writer) finishFormat(g formatGeometry) error {
 	if g.journal > 0 {
 		le.PutUint32(m.sb[0x5C:], le.Uint32(m.sb[0x5C:])|compatHasJournal)
 	}
-	err := w.flush()
+	err := w.a.flush(w)
+	if err == nil {
+		err = w.commit()
+	}
 	w.mu.Unlock()
 	if err != nil {
 		return err

@@ -213,6 +213,7 @@ func (w *Writer) commit() error {
 	}
 	clear(w.tx)
 	if w.j == nil {
+		clear(w.a.quarantine)
 		return nil
 	}
 	// Checkpointed: the journal is empty again.
@@ -228,7 +229,11 @@ func (w *Writer) commit() error {
 	if err := w.setRecoverInPlace(false); err != nil {
 		return err
 	}
-	return w.syncDev()
+	if err := w.syncDev(); err != nil {
+		return err
+	}
+	clear(w.a.quarantine)
+	return nil
 }
 
 // journalTx logs blocks as one committed transaction and marks the

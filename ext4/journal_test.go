@@ -56,8 +56,15 @@ func crashScript(w *Writer) error {
 		func() error { return w.Remove("nd/many/" + manyName(7)) },
 		func() error { return w.Symlink(strings.Repeat("long/", 30), "slow-link") },
 	}
+	// Each step its own transaction, as a put or mv that syncs at the end.
+	if err := w.Sync(); err != nil {
+		return err
+	}
 	for _, s := range steps {
 		if err := s(); err != nil {
+			return err
+		}
+		if err := w.Sync(); err != nil {
 			return err
 		}
 	}
@@ -238,9 +245,15 @@ func TestJournalReplayedByE2fsckAndKernel(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Write([]byte("before the crash"))
+			if err := w.Sync(); err != nil {
+				t.Fatal(err)
+			}
 			w.crashAfterCommit = true
-			if err := w.Mkdir("only-in-the-journal"); !errors.Is(err, errCrashed) {
-				t.Fatalf("mkdir: %v, want the simulated crash", err)
+			if err := w.Mkdir("only-in-the-journal"); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Sync(); !errors.Is(err, errCrashed) {
+				t.Fatalf("sync: %v, want the simulated crash", err)
 			}
 			dev.Close()
 			// Unchanged in place: the reader (which does not replay) sees no

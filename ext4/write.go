@@ -209,11 +209,24 @@ func (o txOverlay) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // flush writes the allocation state and commits the operation.
+// Operations are grouped into one transaction until Sync or Close, or
+// until it holds a quarter of the journal (as the kernel groups them by
+// time): one commit per operation would cost four device syncs each.
 func (w *Writer) flush() error {
 	if err := w.a.flush(w); err != nil {
 		return err
 	}
-	return w.commit()
+	if len(w.tx) >= w.txLimit() {
+		return w.commit()
+	}
+	return nil
+}
+
+func (w *Writer) txLimit() int {
+	if w.j != nil {
+		return int(w.j.len-w.j.first) / 4
+	}
+	return 1024
 }
 
 // writeInode stores a raw inode record with its checksum.
@@ -233,12 +246,16 @@ func (w *Writer) iseed(ino uint32, raw []byte) uint32 {
 	return inodeSeed(w.m.seed, ino, binary.LittleEndian.Uint32(raw[inoGeneration:]))
 }
 
-// Sync writes what is pending (nothing is kept back: each operation
-// flushes) and syncs the device when it can.
+// Sync commits the pending transaction (the operations since the last
+// commit) and syncs the device when it can: what was done before Sync
+// survives a crash after it.
 func (w *Writer) Sync() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.flush(); err != nil {
+	if err := w.a.flush(w); err != nil {
+		return err
+	}
+	if err := w.commit(); err != nil {
 		return err
 	}
 	return w.syncDev()

@@ -52,8 +52,15 @@ func (w *Writer) writeData(ino uint32, raw []byte, fm *fileMap, p []byte, off in
 		}
 		need += end - at
 	}
-	if need > w.a.totalFreeB {
-		return fmt.Errorf("%w: %d blocks needed, %d free", ErrNoSpace, need, w.a.totalFreeB)
+	if need > w.a.usable() && need <= w.a.totalFreeB {
+		// Blocks freed since the last commit become usable with it
+		// (nothing of this write is pending yet).
+		if err := w.commit(); err != nil {
+			return err
+		}
+	}
+	if need > w.a.usable() {
+		return fmt.Errorf("%w: %d blocks needed, %d free", ErrNoSpace, need, w.a.usable())
 	}
 	for _, r := range old {
 		if err := gaps(r.logical); err != nil {

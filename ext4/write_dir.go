@@ -181,7 +181,7 @@ func (w *Writer) addEntry(d *dirHandle, name string, ino uint32, ftype uint8) er
 	if err := w.reserve(d.fm, rawFlags(d.raw)&flagExtents != 0, 1); err != nil {
 		return err
 	}
-	blk, _, err := w.a.allocBlocks(goal, 1)
+	blk, err := w.a.allocMeta(goal)
 	if err != nil {
 		return err
 	}

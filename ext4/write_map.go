@@ -289,10 +289,7 @@ func (w *Writer) setBlockCount(raw []byte, fm *fileMap) {
 	le.PutUint16(raw[0x74:], uint16(units>>32))
 }
 
-func (w *Writer) allocTreeBlock(goal uint64) (uint64, error) {
-	b, _, err := w.a.allocBlocks(goal, 1)
-	return b, err
-}
+func (w *Writer) allocTreeBlock(goal uint64) (uint64, error) { return w.a.allocMeta(goal) }
 
 // storeExtents writes the extent tree: in the inode when four extents
 // suffice, else leaves of (blockSize-12)/12 extents under as many index

@@ -198,7 +198,7 @@ func (w *Writer) mkdir(d *dirHandle, base string) error {
 	}
 	raw := w.newInode(sIFDIR|0o755, 0, 0, 2)
 	g := (d.ino - 1) / w.inodesPerGroup
-	blk, _, err := w.a.allocBlocks(w.m.groupFirstBlock(g), 1)
+	blk, err := w.a.allocMeta(w.m.groupFirstBlock(g))
 	if err != nil {
 		return err
 	}
@@ -540,7 +540,12 @@ func (w *Writer) Symlink(target, name string) error {
 		setRawFlags(raw, flagExtents)
 		initExtentRoot(raw[0x28 : 0x28+60])
 	}
-	if w.a.totalFreeB < 2 {
+	if w.a.usable() < 2 && w.a.totalFreeB >= 2 {
+		if err := w.commit(); err != nil {
+			return fspath.PathError("symlink", name, err)
+		}
+	}
+	if w.a.usable() < 2 {
 		return fspath.PathError("symlink", name, ErrNoSpace)
 	}
 	ino, err := w.newChild(d, base, raw)
