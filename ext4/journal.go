@@ -226,6 +226,11 @@ func (w *Writer) commit() error {
 	if err := w.writeJournalSuper(); err != nil {
 		return err
 	}
+	// The journal is empty on the device before the flag goes: the flag
+	// clear with a live journal would make e2fsck ask.
+	if err := w.syncDev(); err != nil {
+		return err
+	}
 	if err := w.setRecoverInPlace(false); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,24 +15,76 @@ import (
 )
 
 // cutDev is an image whose writes stop after limit (a crash: the write
-// stream is cut; later writes fail and change nothing).
+// stream is cut; later writes fail and change nothing). With lossy set,
+// writes since the last Sync are held back as a disk cache would, and at
+// the cut only a random subset of them reaches the image.
 type cutDev struct {
-	f      *os.File
-	writes int
-	limit  int // < 0: no limit
+	f        *os.File
+	writes   int
+	limit    int // < 0: no limit
+	lossy    *rand.Rand
+	lastOnly bool
+	pending  []pendingWrite
+}
+
+type pendingWrite struct {
+	p   []byte
+	off int64
 }
 
 var errCut = errors.New("the write stream was cut here")
 
-func (d *cutDev) ReadAt(p []byte, off int64) (int, error) { return d.f.ReadAt(p, off) }
+func (d *cutDev) ReadAt(p []byte, off int64) (int, error) {
+	n, err := d.f.ReadAt(p, off)
+	for _, w := range d.pending { // what the cache holds, in order
+		lo, hi := max(off, w.off), min(off+int64(len(p)), w.off+int64(len(w.p)))
+		if lo < hi {
+			copy(p[lo-off:hi-off], w.p[lo-w.off:hi-w.off])
+		}
+	}
+	return n, err
+}
+
+// crash lets a subset of the held-back writes reach the image: a random
+// one, or (lastOnly) only the last write, the worst reordering a cache
+// can do to writes the writer put in order without a sync between them.
+func (d *cutDev) crash() {
+	if d.lossy != nil && d.pending != nil {
+		for i, w := range d.pending {
+			if d.lastOnly && i == len(d.pending)-1 || !d.lastOnly && d.lossy.IntN(2) == 0 {
+				d.f.WriteAt(w.p, w.off)
+			}
+		}
+		d.pending = nil
+	}
+}
+
 func (d *cutDev) WriteAt(p []byte, off int64) (int, error) {
 	if d.limit >= 0 && d.writes >= d.limit {
+		d.crash()
 		return 0, errCut
 	}
 	d.writes++
+	if d.lossy != nil {
+		d.pending = append(d.pending, pendingWrite{append([]byte(nil), p...), off})
+		return len(p), nil
+	}
 	return d.f.WriteAt(p, off)
 }
-func (d *cutDev) Sync() error { return nil }
+
+func (d *cutDev) Sync() error {
+	if d.limit >= 0 && d.writes >= d.limit {
+		d.crash()
+		return errCut
+	}
+	for _, w := range d.pending {
+		if _, err := d.f.WriteAt(w.p, w.off); err != nil {
+			return err
+		}
+	}
+	d.pending = d.pending[:0]
+	return nil
+}
 
 // crashScript is the sequence of operations the crash test cuts: each
 // kind of change, on an image filled by mkfs.ext4 -d.
@@ -98,22 +151,25 @@ func copyFile(t *testing.T, from, to string) {
 // the operation the cut fell in.
 func TestWriterCrashRecovery(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		mkfs []string
-		step int // cut after every step-th write (every one with -ext4.long)
+		name  string
+		mkfs  []string
+		step  int  // cut after every step-th write (every one with -ext4.long)
+		lossy bool // and drop a subset of the writes since the last sync
 	}{
-		{"ext4", nil, 2},
-		{"ext4-1k", []string{"-b", "1024"}, 5},
-		{"ext3", []string{"-t", "ext3"}, 5},
+		{"ext4", nil, 2, false},
+		{"ext4-lossy", nil, 2, true},
+		{"ext4-1k", []string{"-b", "1024"}, 5, false},
+		{"ext3", []string{"-t", "ext3"}, 5, false},
+		{"ext3-lossy", []string{"-t", "ext3"}, 5, true},
 	} {
 		if *longRun {
 			tc.step = 1
 		}
-		t.Run(tc.name, func(t *testing.T) { crashRecovery(t, tc.mkfs, tc.step) })
+		t.Run(tc.name, func(t *testing.T) { crashRecovery(t, tc.mkfs, tc.step, tc.lossy) })
 	}
 }
 
-func crashRecovery(t *testing.T, mkfs []string, step int) {
+func crashRecovery(t *testing.T, mkfs []string, step int, lossy bool) {
 	src := csumSource(t)
 	base := mkfsImage(t, 16<<20, src, mkfs...)
 	// The files before, for the comparisons.
@@ -141,6 +197,10 @@ func crashRecovery(t *testing.T, mkfs []string, step int) {
 		}
 		defer f.Close()
 		dev := &cutDev{f: f, limit: limit}
+		if lossy {
+			dev.lossy = rand.New(rand.NewPCG(uint64(limit), 7))
+			dev.lastOnly = (limit/step)%2 == 0
+		}
 		fi, _ := f.Stat()
 		w, err := OpenWritable(dev, fi.Size())
 		if err != nil {
@@ -155,6 +215,9 @@ func crashRecovery(t *testing.T, mkfs []string, step int) {
 		}
 		if limit >= 0 && err != nil && !errors.Is(err, errCut) {
 			t.Fatalf("cut at %d: %v", limit, err)
+		}
+		if limit < 0 {
+			dev.Sync()
 		}
 		return img, dev
 	}
