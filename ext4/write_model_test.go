@@ -214,6 +214,11 @@ func modelRun(t *testing.T, w *Writer, m *model, clock *modelClock, r *rand.Rand
 		m.paths[path.Dir(p)].mtime = clock.t
 	}
 	for i := 0; i < ops; i++ {
+		if r.IntN(12) == 0 { // commit now and then, as a put that syncs
+			if err := w.Sync(); err != nil {
+				t.Fatal(err)
+			}
+		}
 		switch op := r.IntN(20); {
 		case op < 5: // create and write, in one or several calls
 			p := newPath()
@@ -325,8 +330,7 @@ func modelRun(t *testing.T, w *Writer, m *model, clock *modelClock, r *rand.Rand
 			}
 			n := m.paths[p]
 			var q string
-			if !n.dir && r.IntN(3) == 0 {
-				fl := files()
+			if fl := files(); !n.dir && len(fl) > 0 && r.IntN(3) == 0 {
 				q = pick(fl)
 			} else {
 				q = newPath()
