@@ -1,6 +1,8 @@
 package ext4
 
 import (
+	"encoding/binary"
+	"fmt"
 	"io"
 	"io/fs"
 
@@ -12,9 +14,24 @@ import (
 type WFile struct {
 	w      *Writer
 	ino    uint32
+	gen    uint32 // the inode's generation when opened
 	name   string
 	off    int64
 	closed bool
+}
+
+// record reads the file's inode, failing (fs.ErrNotExist) when it was
+// removed since Create, or freed and reused for another file. Callers hold
+// w.mu.
+func (f *WFile) record(op string) ([]byte, error) {
+	raw, err := f.w.m.readRawInode(f.ino)
+	if err != nil {
+		return nil, fspath.PathError(op, f.name, err)
+	}
+	if rawLinks(raw) == 0 || rawMode(raw)&sIFMT != sIFREG || binary.LittleEndian.Uint32(raw[inoGeneration:]) != f.gen {
+		return nil, fspath.PathError(op, f.name, fmt.Errorf("%w: the file was removed", fs.ErrNotExist))
+	}
+	return raw, nil
 }
 
 func (f *WFile) check(op string) error {
@@ -36,9 +53,9 @@ func (f *WFile) WriteAt(p []byte, off int64) (int, error) {
 	w := f.w
 	w.lock()
 	defer w.mu.Unlock()
-	raw, err := w.m.readRawInode(f.ino)
+	raw, err := f.record("write")
 	if err != nil {
-		return 0, fspath.PathError("write", f.name, err)
+		return 0, err
 	}
 	fm, err := w.loadMap(f.ino, raw)
 	if err == nil {
@@ -77,9 +94,9 @@ func (f *WFile) Truncate(size int64) error {
 	w := f.w
 	w.lock()
 	defer w.mu.Unlock()
-	raw, err := w.m.readRawInode(f.ino)
+	raw, err := f.record("truncate")
 	if err != nil {
-		return fspath.PathError("truncate", f.name, err)
+		return err
 	}
 	fm, err := w.loadMap(f.ino, raw)
 	if err == nil {
@@ -105,6 +122,9 @@ func (f *WFile) ReadAt(p []byte, off int64) (int, error) {
 	w := f.w
 	w.lock()
 	defer w.mu.Unlock()
+	if _, err := f.record("read"); err != nil {
+		return 0, err
+	}
 	in, err := w.readInode(f.ino)
 	if err != nil {
 		return 0, fspath.PathError("read", f.name, err)

@@ -3,6 +3,7 @@ package ext4
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -427,7 +428,11 @@ func (w *Writer) Create2(name string) (*WFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &WFile{w: w, ino: in.ino, name: name}, nil
+	raw, err := w.m.readRawInode(in.ino)
+	if err != nil {
+		return nil, err
+	}
+	return &WFile{w: w, ino: in.ino, gen: binary.LittleEndian.Uint32(raw[inoGeneration:]), name: name}, nil
 }
 
 // viewer is a filesystem view to compare with the model: the package's

@@ -161,7 +161,7 @@ func (w *Writer) Create(name string) (*WFile, error) {
 		if err = w.done("create", name, err); err != nil {
 			return nil, err
 		}
-		return &WFile{w: w, ino: ino, name: name}, nil
+		return &WFile{w: w, ino: ino, gen: binary.LittleEndian.Uint32(raw[inoGeneration:]), name: name}, nil
 	}
 	raw := w.newInode(sIFREG|0o644, 0, 0, 1)
 	ino, err = w.newChild(d, base, raw)
@@ -171,7 +171,7 @@ func (w *Writer) Create(name string) (*WFile, error) {
 	if err = w.done("create", name, err); err != nil {
 		return nil, err
 	}
-	return &WFile{w: w, ino: ino, name: name}, nil
+	return &WFile{w: w, ino: ino, gen: binary.LittleEndian.Uint32(raw[inoGeneration:]), name: name}, nil
 }
 
 // Mkdir makes the directory name (mode 0755, owner 0:0).

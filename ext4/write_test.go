@@ -287,3 +287,34 @@ func TestWriterClearsEmptyRecovery(t *testing.T) {
 }
 
 var _ = io.EOF
+
+// TestWriterRemovedWhileOpen: a file removed (and its inode reused)
+// while a WFile has it open is not written through that WFile.
+func TestWriterRemovedWhileOpen(t *testing.T) {
+	img := mkfsImage(t, 8<<20, "")
+	_, w := openImage(t, img)
+	f, err := w.Create("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Remove("a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("into a freed inode")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("write after remove: %v, want ErrNotExist", err)
+	}
+	g, err := w.Create("b") // takes the same inode
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Write([]byte("b's"))
+	if _, err := f.Write([]byte("into b")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("write through a stale file into a reused inode: %v, want ErrNotExist", err)
+	}
+	if err := f.Truncate(0); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("truncate after remove: %v", err)
+	}
+	w.Close()
+	fsckClean(t, img)
+	kernelSees(t, img, "ext4", map[string][]byte{"b": []byte("b's")})
+}
