@@ -49,6 +49,8 @@ type Writer struct {
 	// tx holds the metadata blocks the operation changed, until commit.
 	tx map[uint64][]byte
 	j  *journal // nil without a journal
+	// dirHint is, per directory, the first block addEntry looks at.
+	dirHint map[uint32]uint64
 	// crashAfterCommit makes commit stop once the transaction is in the
 	// journal (tests of replay).
 	crashAfterCommit bool
@@ -128,7 +130,7 @@ func OpenWritable(dev Device, size int64) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{FS: f, dev: dev, m: m, a: a, gen: uint32(time.Now().UnixNano()), Now: time.Now,
-		tx: map[uint64][]byte{}}
+		tx: map[uint64][]byte{}, dirHint: map[uint32]uint64{}}
 	f.dev = txOverlay{w}
 	a.tx = w.tx
 	if w.j, err = w.loadJournal(); err != nil {

@@ -248,6 +248,7 @@ func (w *Writer) releaseInode(ino uint32, raw []byte) error {
 		return err
 	}
 	delete(w.dirs, ino)
+	delete(w.dirHint, ino)
 	return w.a.freeInode(ino, isDir)
 }
 

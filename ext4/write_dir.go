@@ -91,7 +91,7 @@ func (w *Writer) entries(d *dirHandle, b []byte) ([]dirEntry, error) {
 		end -= dirTailSize
 	}
 	le := binary.LittleEndian
-	var out []dirEntry
+	out := make([]dirEntry, 0, end/32)
 	for p := 0; p < end; {
 		if p+8 > end {
 			return nil, fmt.Errorf("%w: directory inode %d: entry past the block", ErrCorrupt, d.ino)
@@ -125,8 +125,36 @@ func (w *Writer) writeDirBlock(d *dirHandle, blk uint64, b []byte) error {
 	if w.m.csum {
 		setDirTail(w.iseed(d.ino, d.raw), b)
 	}
-	delete(w.dirs, d.ino)
 	return w.writeBlock(blk, b)
+}
+
+// The reader's cache of a changed directory is kept up to date rather
+// than dropped (rebuilding it after every change made filling a directory
+// quadratic). New names go at the end; removed ones stay as entries of
+// inode 0, which ReadDir skips.
+
+func (w *Writer) cacheAdd(dir uint32, name string, ino uint32, ftype uint8) {
+	if dc, ok := w.dirs[dir]; ok {
+		dc.byName[name] = len(dc.ents)
+		dc.ents = append(dc.ents, dirent{name: name, ino: ino, ftype: ftype})
+	}
+}
+
+func (w *Writer) cacheRemove(dir uint32, name string) {
+	if dc, ok := w.dirs[dir]; ok {
+		if i, ok := dc.byName[name]; ok {
+			dc.ents[i].ino = 0
+			delete(dc.byName, name)
+		}
+	}
+}
+
+func (w *Writer) cacheSet(dir uint32, name string, ino uint32, ftype uint8) {
+	if dc, ok := w.dirs[dir]; ok {
+		if i, ok := dc.byName[name]; ok {
+			dc.ents[i].ino, dc.ents[i].ftype = ino, ftype
+		}
+	}
 }
 
 // dirBlocks is how many blocks the directory's size covers.
@@ -143,7 +171,9 @@ func (w *Writer) addEntry(d *dirHandle, name string, ino uint32, ftype uint8) er
 	}
 	need := entrySize(len(name))
 	b := make([]byte, w.blockSize)
-	for l := uint64(0); l < w.dirBlocks(d); l++ {
+	// Blocks before the hint had no room the last time (removals lower
+	// it): filling a directory does not rescan it from the start.
+	for l := min(w.dirHint[d.ino], w.dirBlocks(d)); l < w.dirBlocks(d); l++ {
 		blk := d.fm.physOf(l)
 		if blk == 0 {
 			continue
@@ -169,7 +199,12 @@ func (w *Writer) addEntry(d *dirHandle, name string, ino uint32, ftype uint8) er
 				binary.LittleEndian.PutUint16(b[e.off+4:], uint16(used))
 				w.putEntry(b[e.off+used:], ino, e.recLen-used, name, ftype)
 			}
-			return w.writeDirBlock(d, blk, b)
+			if err := w.writeDirBlock(d, blk, b); err != nil {
+				return err
+			}
+			w.cacheAdd(d.ino, name, ino, ftype)
+			w.dirHint[d.ino] = l
+			return nil
 		}
 	}
 	// A new block at the end.
@@ -199,6 +234,8 @@ func (w *Writer) addEntry(d *dirHandle, name string, ino uint32, ftype uint8) er
 	if err := w.storeMap(d.ino, d.raw, d.fm); err != nil {
 		return err
 	}
+	w.cacheAdd(d.ino, name, ino, ftype)
+	w.dirHint[d.ino] = l
 	return w.writeInode(d.ino, d.raw)
 }
 
@@ -262,7 +299,12 @@ func (w *Writer) removeEntry(d *dirHandle, name string) error {
 		le.PutUint32(b[e.off:], 0)
 		clear(b[e.off+6 : e.off+e.recLen])
 	}
-	return w.writeDirBlock(d, blk, b)
+	if err := w.writeDirBlock(d, blk, b); err != nil {
+		return err
+	}
+	w.cacheRemove(d.ino, name)
+	delete(w.dirHint, d.ino) // room again somewhere: scan from the start
+	return nil
 }
 
 // setEntryIno points an existing name at another inode (rename over it).
@@ -275,7 +317,11 @@ func (w *Writer) setEntryIno(d *dirHandle, name string, ino uint32, ftype uint8)
 	if w.incompat&incompatFiletype != 0 {
 		b[e.off+7] = ftype
 	}
-	return w.writeDirBlock(d, blk, b)
+	if err := w.writeDirBlock(d, blk, b); err != nil {
+		return err
+	}
+	w.cacheSet(d.ino, name, ino, ftype)
+	return nil
 }
 
 // setDotDot points the directory's ".." at parent.
@@ -297,7 +343,6 @@ func (w *Writer) setDotDot(d *dirHandle, parent uint32) error {
 	if rawFlags(d.raw)&flagIndex != 0 {
 		// The root block of an htree has no leaf tail; its checksum is
 		// the dx one.
-		delete(w.dirs, d.ino)
 		if err := w.setDxCsum(d, b, true); err != nil {
 			return err
 		}
@@ -377,6 +422,7 @@ func (w *Writer) dropIndex(d *dirHandle) error {
 		usable -= dirTailSize
 	}
 	setRawFlags(d.raw, rawFlags(d.raw)&^flagIndex)
+	delete(w.dirHint, d.ino) // the index blocks become room for names
 	for _, blk := range interior {
 		clear(nb)
 		w.putEntry(nb, 0, usable, "", 0)
