@@ -619,6 +619,9 @@ func TestWriterModel(t *testing.T) {
 			tc := tc
 			if *longRun {
 				tc.ops *= 20
+				if tc.size >= 64<<20 {
+					tc.max = max(tc.max, 20<<20) // files up to 20 MB
+				}
 			}
 			t.Run(fmt.Sprintf("%s/seed%d", tc.name, seed), func(t *testing.T) { runModelCase(t, tc, seed) })
 		}
