@@ -318,3 +318,50 @@ func TestWriterRemovedWhileOpen(t *testing.T) {
 	fsckClean(t, img)
 	kernelSees(t, img, "ext4", map[string][]byte{"b": []byte("b's")})
 }
+
+// TestWriterHtreeDirectory: an indexed directory moved to another parent
+// keeps its index (its '..' is in the htree root, whose checksum is the
+// dx one), a name removed from it keeps it valid, and a name added drops
+// the index; e2fsck -fn is clean after each, and the kernel sees the
+// names.
+func TestWriterHtreeDirectory(t *testing.T) {
+	img := mkfsImage(t, 64<<20, csumSource(t))
+	if code, out := e2fsck(t, img, "-fyD"); code > 1 {
+		t.Fatalf("e2fsck -fyD: exit %d\n%s", code, out)
+	}
+	requireIndexed(t, img, "/many")
+	indexed := func(w *Writer, p string) bool {
+		in, err := w.lookup("stat", p, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in.flags&flagIndex != 0
+	}
+	_, w := openImage(t, img)
+	if err := w.Rename("many", "d1/many"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Remove("d1/many/" + manyName(5)); err != nil {
+		t.Fatal(err)
+	}
+	if !indexed(w, "d1/many") {
+		t.Fatal("the move or the removal dropped the index")
+	}
+	w.Close()
+	fsckClean(t, img)
+	_, w = openImage(t, img)
+	f, err := w.Create("d1/many/new name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("added"))
+	if indexed(w, "d1/many") {
+		t.Fatal("adding a name kept an index it does not update")
+	}
+	w.Close()
+	fsckClean(t, img)
+	kernelSees(t, img, "ext4", map[string][]byte{
+		"d1/many/new name":       []byte("added"),
+		"d1/many/" + manyName(6): []byte(manyName(6)),
+	})
+}
