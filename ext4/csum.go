@@ -44,15 +44,13 @@ func crc16(crc uint16, p []byte) uint16 {
 const (
 	sbChecksumSeed = 0x270
 	sbChecksum     = 0x3FC
-
-	incompatCsumSeedBit = incompatCsumSeed
 )
 
 // csumSeed is the seed of every metadata_csum checksum but the
 // superblock's own: s_checksum_seed with the csum_seed feature (so the
 // UUID can change), else crc32c(~0, uuid).
 func csumSeed(sb []byte, incompat uint32) uint32 {
-	if incompat&incompatCsumSeedBit != 0 {
+	if incompat&incompatCsumSeed != 0 {
 		return binary.LittleEndian.Uint32(sb[sbChecksumSeed:])
 	}
 	return crc32cRaw(^uint32(0), sb[0x68:0x78])

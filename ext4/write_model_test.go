@@ -1,13 +1,11 @@
 package ext4
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -711,6 +709,3 @@ func runModelCase(t *testing.T, tc modelCase, seed uint64) {
 		t.Logf("%d paths; e2fsck -fn clean; kernel and reader agree with the model", len(m.paths))
 	}
 }
-
-var _ = bytes.Equal
-var _ = io.EOF

@@ -529,8 +529,7 @@ func (w *Writer) Symlink(target, name string) error {
 	setRawSize(raw, int64(len(target)))
 	if len(target) < 60 {
 		copy(raw[0x28:], target)
-		ino, err := w.newChild(d, base, raw)
-		_ = ino
+		_, err := w.newChild(d, base, raw)
 		if err == nil {
 			err = w.touchDir(d)
 		}

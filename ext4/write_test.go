@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -285,8 +284,6 @@ func TestWriterClearsEmptyRecovery(t *testing.T) {
 	w.Close()
 	fsckClean(t, img)
 }
-
-var _ = io.EOF
 
 // TestWriterRemovedWhileOpen: a file removed (and its inode reused)
 // while a WFile has it open is not written through that WFile.
