@@ -1,0 +1,76 @@
+package filesystem
+
+import (
+	"io"
+	"time"
+
+	"github.com/cryptvol/cryptvol/ext4"
+)
+
+var ext4WriteErrors = append([]errorPair{
+	{ext4.ErrNoSpace, ErrNoSpace},
+	{ext4.ErrNeedsRecovery, ErrUnsupported},
+}, ext4Errors...)
+
+// OpenExt4Writable opens the ext2/3/4 filesystem on dev with the
+// in-process writer (ext4.OpenWritable). Open does not use it yet.
+func OpenExt4Writable(dev interface {
+	io.ReaderAt
+	io.WriterAt
+}, size int64) (Writer, error) {
+	w, err := ext4.OpenWritable(dev, size)
+	if err != nil {
+		return nil, classify(err, ext4WriteErrors)
+	}
+	return &extWriter{extFS{w.FS}, w}, nil
+}
+
+// extWriter puts ext4.Writer behind the interface.
+type extWriter struct {
+	extFS
+	w *ext4.Writer
+}
+
+var _ Writer = (*extWriter)(nil)
+
+func (f *extWriter) Close() error { return classify(f.w.Close(), ext4WriteErrors) }
+
+func (f *extWriter) Create(name string) (WritableFile, error) {
+	wf, err := f.w.Create(name)
+	if err != nil {
+		return nil, classify(err, ext4WriteErrors)
+	}
+	return &extWritable{file{wf, ext4WriteErrors}, wf}, nil
+}
+
+func (f *extWriter) Mkdir(name string) error  { return classify(f.w.Mkdir(name), ext4WriteErrors) }
+func (f *extWriter) Remove(name string) error { return classify(f.w.Remove(name), ext4WriteErrors) }
+func (f *extWriter) Rename(oldpath, newpath string) error {
+	return classify(f.w.Rename(oldpath, newpath), ext4WriteErrors)
+}
+func (f *extWriter) Chtimes(name string, atime, mtime time.Time) error {
+	return classify(f.w.Chtimes(name, atime, mtime), ext4WriteErrors)
+}
+func (f *extWriter) Sync() error { return classify(f.w.Sync(), ext4WriteErrors) }
+
+// extWritable adds this package's sentinels to an ext4.WFile's write
+// errors.
+type extWritable struct {
+	file
+	w *ext4.WFile
+}
+
+func (f *extWritable) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	return n, classify(err, ext4WriteErrors)
+}
+
+func (f *extWritable) WriteAt(p []byte, off int64) (int, error) {
+	n, err := f.w.WriteAt(p, off)
+	return n, classify(err, ext4WriteErrors)
+}
+
+func (f *extWritable) Truncate(size int64) error {
+	return classify(f.w.Truncate(size), ext4WriteErrors)
+}
+func (f *extWritable) Sync() error { return classify(f.w.Sync(), ext4WriteErrors) }
