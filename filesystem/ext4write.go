@@ -2,6 +2,7 @@ package filesystem
 
 import (
 	"io"
+	"io/fs"
 	"time"
 
 	"github.com/cryptvol/cryptvol/ext4"
@@ -74,3 +75,16 @@ func (f *extWritable) Truncate(size int64) error {
 	return classify(f.w.Truncate(size), ext4WriteErrors)
 }
 func (f *extWritable) Sync() error { return classify(f.w.Sync(), ext4WriteErrors) }
+
+func (f *extWriter) Symlink(target, name string) error {
+	return classify(f.w.Symlink(target, name), ext4WriteErrors)
+}
+
+func (f *extWriter) Chmod(name string, mode fs.FileMode) error {
+	return classify(f.w.Chmod(name, mode), ext4WriteErrors)
+}
+
+var (
+	_ Symlinker = (*extWriter)(nil)
+	_ Chmoder   = (*extWriter)(nil)
+)
