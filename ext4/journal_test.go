@@ -157,10 +157,10 @@ func TestWriterCrashRecovery(t *testing.T) {
 		step  int  // cut after every step-th write (every one with -ext4.long)
 		lossy bool // and drop a subset of the writes since the last sync
 	}{
-		{"ext4", nil, 2, false},
+		{"ext4", nil, 3, false},
 		{"ext4-lossy", nil, 2, true},
-		{"ext4-1k", []string{"-b", "1024"}, 5, false},
-		{"ext3", []string{"-t", "ext3"}, 5, false},
+		{"ext4-1k", []string{"-b", "1024"}, 7, false},
+		{"ext3", []string{"-t", "ext3"}, 7, false},
 		{"ext3-lossy", []string{"-t", "ext3"}, 5, true},
 	} {
 		if *longRun {
