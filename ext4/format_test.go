@@ -99,7 +99,36 @@ func TestFormatMatchesMkfs(t *testing.T) {
 			fsckClean(t, img)
 			if size > 1<<20 {
 				kernelSees(t, img, "ext4", map[string][]byte{"d/f": data})
+				kernelWrites(t, img)
 			}
 		})
 	}
+}
+
+// kernelWrites mounts img read-write, lets the kernel write a tree into
+// it (its allocator then works on the layout Format made: flex groups,
+// uninitialised groups, the journal), and checks e2fsck -fn after.
+func kernelWrites(t *testing.T, img string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Log("kernel write skipped: not root")
+		return
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("timeout", "60", "mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
+		t.Logf("kernel write skipped: mount: %v: %s", err, out)
+		return
+	}
+	for i := 0; i < 40; i++ {
+		dir := filepath.Join(mnt, fmt.Sprint("k", i%5))
+		os.MkdirAll(dir, 0o755)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(i)), make([]byte, 2000*i), 0o644); err != nil {
+			t.Errorf("kernel write: %v", err)
+			break
+		}
+	}
+	if out, err := exec.Command("timeout", "60", "umount", mnt).CombinedOutput(); err != nil {
+		t.Fatalf("umount: %v: %s", err, out)
+	}
+	fsckClean(t, img)
 }

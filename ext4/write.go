@@ -83,7 +83,10 @@ const (
 // filesystem whose journal needs recovery is replayed first, as the kernel
 // does on mount (ErrNeedsRecovery when the journal cannot be replayed
 // here). It refuses (ErrUnsupported) features it cannot keep valid: bigalloc, meta_bg,
-// quota, MMP, casefold, ea_inode, 64 KiB blocks, orphans pending.
+// quota, MMP, casefold, ea_inode, 64 KiB blocks, an orphan file with
+// orphans in it. Inodes on the orphan list (files removed while open, or
+// being truncated, when the system stopped) are released or truncated
+// first, as the kernel does on mount.
 func OpenWritable(dev Device, size int64) (*Writer, error) {
 	f, err := Open(dev, size)
 	if err != nil {
@@ -119,9 +122,6 @@ func OpenWritable(dev Device, size int64) (*Writer, error) {
 	if st := le.Uint16(m.sb[0x3A:]); st&1 == 0 || st&2 != 0 {
 		return nil, fmt.Errorf("%w: the filesystem is not clean (state %#x: mounted, or errors found); run e2fsck first", ErrUnsupported, st)
 	}
-	if le.Uint32(m.sb[0xE8:]) != 0 {
-		return nil, fmt.Errorf("%w: inodes are waiting on the orphan list; run e2fsck first", ErrUnsupported)
-	}
 	if m.csum && m.sb[0x175] != 1 {
 		return nil, fmt.Errorf("%w: checksum type %d", ErrUnsupported, m.sb[0x175])
 	}
@@ -135,6 +135,11 @@ func OpenWritable(dev Device, size int64) (*Writer, error) {
 	a.tx = w.tx
 	if w.j, err = w.loadJournal(); err != nil {
 		return nil, err
+	}
+	if le.Uint32(m.sb[0xE8:]) != 0 {
+		if err := w.processOrphans(); err != nil {
+			return nil, fmt.Errorf("orphan list: %w", err)
+		}
 	}
 	return w, nil
 }
