@@ -15,6 +15,11 @@ type FormatOptions struct {
 	UUID [16]byte
 	// Now stamps the root directory and the superblock (zero: time.Now).
 	Now time.Time
+	// MinBlockSize raises the block size to at least this (1024, 2048 or
+	// 4096; zero: mkfs's choice), as mkfs.ext4 -b does: a filesystem on a
+	// device with 4096-byte sectors (a LUKS2 volume's default) needs
+	// blocks no smaller, or the kernel cannot mount it from that device.
+	MinBlockSize int
 }
 
 // Parameters of mke2fs's default configuration (mke2fs.conf): the
@@ -85,8 +90,9 @@ type formatGeometry struct {
 	bs, blocks, first, bpg, groups, gdtBlocks, rsvGdt, ipg, itb, journal uint64
 }
 
-func computeGeometry(size int64) (formatGeometry, error) {
+func computeGeometry(size int64, minBlock int64) (formatGeometry, error) {
 	bsz, ratio := formatType(size)
+	bsz = max(bsz, minBlock)
 	g := formatGeometry{bs: uint64(bsz)}
 	g.blocks = uint64(size) / g.bs
 	if g.bs == 1024 {
@@ -94,7 +100,7 @@ func computeGeometry(size int64) (formatGeometry, error) {
 	}
 	g.bpg = 8 * g.bs
 	if g.blocks < 64 {
-		return g, fmt.Errorf("ext4: %d bytes is too small for a filesystem", size)
+		return g, fmt.Errorf("ext4: %d bytes: %w", size, ErrTooSmall)
 	}
 	inodes := g.blocks * g.bs / uint64(ratio)
 	for {
@@ -128,7 +134,7 @@ func computeGeometry(size int64) (formatGeometry, error) {
 			continue
 		}
 		if g.groups == 1 && rem != 0 && rem < overhead+50 {
-			return g, fmt.Errorf("ext4: %d bytes is too small for a filesystem", size)
+			return g, fmt.Errorf("ext4: %d bytes: %w", size, ErrTooSmall)
 		}
 		break
 	}
@@ -143,7 +149,12 @@ func computeGeometry(size int64) (formatGeometry, error) {
 // metadata_csum), reserved descriptor blocks, journal size, root and
 // lost+found. The layout inside the groups may differ from mkfs's.
 func Format(dev Device, size int64, opts FormatOptions) error {
-	g, err := computeGeometry(size)
+	switch opts.MinBlockSize {
+	case 0, 1024, 2048, 4096:
+	default:
+		return fmt.Errorf("ext4: block size %d: want 1024, 2048 or 4096", opts.MinBlockSize)
+	}
+	g, err := computeGeometry(size, int64(opts.MinBlockSize))
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,8 @@ var (
 	ErrNoSpace = errors.New("ext4: no space left on the filesystem")
 	// ErrNameTooLong means a name is longer than 255 bytes.
 	ErrNameTooLong = errors.New("ext4: name longer than 255 bytes")
+	// ErrTooSmall: Format was given too few bytes for a filesystem.
+	ErrTooSmall = errors.New("too small for an ext4 filesystem")
 	// ErrNotEmpty means a directory to remove or replace has entries.
 	ErrNotEmpty = errors.New("ext4: directory not empty")
 	// ErrNeedsRecovery means the journal holds transactions not yet

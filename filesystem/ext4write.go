@@ -11,6 +11,7 @@ import (
 var ext4WriteErrors = append([]errorPair{
 	{ext4.ErrNoSpace, ErrNoSpace},
 	{ext4.ErrNeedsRecovery, ErrUnsupported},
+	{ext4.ErrTooSmall, ErrTooSmall},
 }, ext4Errors...)
 
 // OpenExt4Writable opens the ext2/3/4 filesystem on dev with the
@@ -88,3 +89,14 @@ var (
 	_ Symlinker = (*extWriter)(nil)
 	_ Chmoder   = (*extWriter)(nil)
 )
+
+// FormatExt4 makes an ext4 filesystem of size bytes on dev, as mkfs.ext4
+// of e2fsprogs 1.47 does with its defaults (ext4.Format), with blocks of
+// at least minBlockSize bytes (the device's sector size; 0 for mkfs's
+// choice).
+func FormatExt4(dev interface {
+	io.ReaderAt
+	io.WriterAt
+}, size int64, label string, minBlockSize int) error {
+	return classify(ext4.Format(dev, size, ext4.FormatOptions{Label: label, MinBlockSize: minBlockSize}), ext4WriteErrors)
+}

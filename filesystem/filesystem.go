@@ -124,6 +124,8 @@ var (
 	// ErrReadOnly means the filesystem cannot be written (read-only
 	// implementation, or opened read-only).
 	ErrReadOnly = errors.New("read-only filesystem")
+	// ErrTooSmall means a filesystem cannot be made in so few bytes.
+	ErrTooSmall = errors.New("too small for the filesystem")
 	// ErrNoSpace means the filesystem is full.
 	ErrNoSpace = errors.New("no space left on the filesystem")
 	// ErrNotDir means a path component or a directory operation names
