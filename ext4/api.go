@@ -125,6 +125,9 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	out := make([]fs.DirEntry, 0, len(d.ents))
 	for _, e := range d.ents {
+		if e.ino == 0 {
+			continue // removed by the writer since the directory was read
+		}
 		child, err := f.readInode(e.ino)
 		if err != nil {
 			return out, fspath.PathError("readdir", path.Join(name, e.name), err)

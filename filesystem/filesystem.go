@@ -76,6 +76,17 @@ type Writer interface {
 	Sync() error
 }
 
+// Symlinker is a Writer whose filesystem has symbolic links (ext2/3/4):
+// Symlink makes name a link to target, failing if name exists.
+type Symlinker interface {
+	Symlink(target, name string) error
+}
+
+// Chmoder is a Writer whose filesystem keeps permission bits (ext2/3/4).
+type Chmoder interface {
+	Chmod(name string, mode fs.FileMode) error
+}
+
 // WritableFile is a File opened by Writer.Create.
 type WritableFile interface {
 	File
@@ -113,6 +124,8 @@ var (
 	// ErrReadOnly means the filesystem cannot be written (read-only
 	// implementation, or opened read-only).
 	ErrReadOnly = errors.New("read-only filesystem")
+	// ErrTooSmall means a filesystem cannot be made in so few bytes.
+	ErrTooSmall = errors.New("too small for the filesystem")
 	// ErrNoSpace means the filesystem is full.
 	ErrNoSpace = errors.New("no space left on the filesystem")
 	// ErrNotDir means a path component or a directory operation names

@@ -29,8 +29,9 @@ under its name only once it is complete; an existing file is kept unless
 --force.
 
 --filesystem fat|exfat|ext4|ntfs|none chooses what goes inside (default
-fat), as 'cryptvol format' makes it: FAT and exFAT are built in, ext4 is
-made by mkfs.ext4 (e2fsprogs) and NTFS by mkntfs (ntfs-3g) when installed.
+fat), as 'cryptvol format' makes it: FAT, exFAT and ext4 are built in (what
+mkfs.fat, mkfs.exfat and mkfs.ext4 make for the size); NTFS is made by
+mkntfs (ntfs-3g) when installed.
 
 With --hidden (or --volume-type=hidden), VOLUME must be an existing
 VeraCrypt/TrueCrypt volume holding a FAT filesystem: a hidden volume of

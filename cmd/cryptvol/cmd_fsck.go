@@ -70,7 +70,9 @@ already holds a recognised filesystem is only formatted with --force.
          does (fat12, fat16, fat32 force the type); built in
   exfat  laid out as mkfs.exfat (exfatprogs) lays out the same size;
          built in
-  ext4   made by mkfs.ext4 (e2fsprogs), ntfs by mkntfs (ntfs-3g), on a
+  ext4   what mkfs.ext4 (e2fsprogs 1.47) makes for the size, with its
+         journal; built in
+  ntfs   made by mkntfs (ntfs-3g) on a
          temporary image of the data area's size that is then written
          into the volume (no mount, no root; the image is removed
          whatever happens). Without the program: exit 6, naming the

@@ -23,9 +23,9 @@ func init() {
 		usage: `Usage: cryptvol put VOLUME SRC... [DESTDIR] [-r] [-L] [--force] [credentials]
 
 Copies local files (and, with -r, directories) into the filesystem inside
-VOLUME (FAT and exFAT written by cryptvol itself, ext2/3/4 and NTFS through
-fuse2fs and ntfs-3g on a private mount for the length of the command: no
-root; see 'cryptvol help mount'), by cp's rules: with one SRC the
+VOLUME (FAT, exFAT and ext2/3/4 written by cryptvol itself, ext4 through
+its journal; NTFS through ntfs-3g on a private mount for the length of the
+command: no root; see 'cryptvol help mount'), by cp's rules: with one SRC the
 destination is /; with several, the last argument is the destination
 inside the volume. A destination that is a directory, or ends in '/',
 means "into" (a missing DIR/ is made); otherwise a single SRC gets that

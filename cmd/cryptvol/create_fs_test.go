@@ -155,10 +155,10 @@ func TestCreateEachFilesystem(t *testing.T) {
 	}
 }
 
-// TestCreateMissingFormatter: with mkfs.ext4 and mkntfs not on PATH,
-// create says which package to install, exits 6 (not 3: nothing is
-// damaged) and leaves no container behind, neither under its name nor as
-// a temporary file.
+// TestCreateMissingFormatter: with mkntfs not on PATH, create says which
+// package to install, exits 6 (not 3: nothing is damaged) and leaves no
+// container behind, neither under its name nor as a temporary file; ext4
+// needs no mkfs.ext4 (it is built in), so that create succeeds.
 func TestCreateMissingFormatter(t *testing.T) {
 	dir := t.TempDir()
 	env := cvEnviron(filepath.Join(dir, "run"), filepath.Join(dir, "tmp"))
@@ -173,7 +173,13 @@ func TestCreateMissingFormatter(t *testing.T) {
 	}
 	pw := filepath.Join(dir, "pw")
 	os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600)
-	for fsName, pkg := range map[string]string{"ext4": "e2fsprogs", "ntfs": "ntfs-3g"} {
+	vol := filepath.Join(dir, "ext4.hc")
+	if r := cvRun(env, time.Minute, "create", vol, "--size", "8M", "--filesystem", "ext4",
+		"--quick", "--non-interactive", "--password-file", pw, "--pim", "1"); r.code != 0 {
+		t.Errorf("create --filesystem ext4 without mkfs.ext4: %v; want exit 0 (built in)", r)
+	}
+	os.Remove(vol)
+	for fsName, pkg := range map[string]string{"ntfs": "ntfs-3g"} {
 		vol := filepath.Join(dir, fsName+".hc")
 		r := cvRun(env, time.Minute, "create", vol, "--size", "8M", "--filesystem", fsName,
 			"--quick", "--non-interactive", "--password-file", pw, "--pim", "1")

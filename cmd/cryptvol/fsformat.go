@@ -9,6 +9,7 @@ import (
 
 	"github.com/cryptvol/cryptvol/exfat"
 	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
@@ -40,14 +41,31 @@ type formatter struct {
 }
 
 // formatters are the filesystems create and format make, by the name
-// --filesystem gives. ext4 and NTFS are made by their own mkfs on a
-// scratch image for now; a built-in formatter replaces one with a line
-// like "ext4": {format: formatExt4}.
+// --filesystem gives. FAT, exFAT and ext4 are built in; NTFS is made by
+// mkntfs on a scratch image (externalFormatter), until a built-in
+// formatter replaces it with a line like "ext4": {format: formatExt4}.
 var formatters = map[string]formatter{
 	"fat":   {format: formatFAT},
 	"exfat": {format: formatExFAT},
-	"ext4":  externalFormatter(externalTool{"mkfs.ext4", "e2fsprogs"}, mkfsExt4Args),
+	"ext4":  {format: formatExt4},
 	"ntfs":  externalFormatter(externalTool{"mkntfs", "ntfs-3g"}, mkntfsArgs),
+}
+
+// formatExt4 makes what mkfs.ext4 makes for the size, with blocks no
+// smaller than the volume's sector (mkfs.ext4 -b): a LUKS2 volume has
+// 4096-byte sectors by default, and below 512 MiB mkfs.ext4 would make
+// 1 KiB blocks, which the kernel cannot mount from the decrypted device.
+func formatExt4(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
+	minBlock := 0
+	if v.SectorSize() > 1024 {
+		minBlock = v.SectorSize()
+	}
+	a.infof("Making ext4 ...")
+	err := filesystem.FormatExt4(v, v.Size(), spec.label, minBlock)
+	if errors.Is(err, filesystem.ErrTooSmall) {
+		return usageError(fmt.Errorf("%v: make the volume larger", err))
+	}
+	return err
 }
 
 // filesystemNames is the list help texts and errors show.
@@ -133,20 +151,6 @@ func formatExFAT(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec
 		return usageError(err)
 	}
 	return err
-}
-
-func mkfsExt4Args(label string, sectorSize int, image string) []string {
-	args := []string{"-q", "-F"}
-	if sectorSize > 1024 {
-		// A block smaller than the volume's sector (mkfs.ext4 makes 1 KiB
-		// ones under 512 MiB) is one the kernel cannot mount from the
-		// decrypted device; on a block device mkfs.ext4 sees this itself.
-		args = append(args, "-b", strconv.Itoa(sectorSize))
-	}
-	if label != "" {
-		args = append(args, "-L", label)
-	}
-	return append(args, image)
 }
 
 func mkntfsArgs(label string, sectorSize int, image string) []string {

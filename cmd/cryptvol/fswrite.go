@@ -50,8 +50,9 @@ type writeTree interface {
 // openWrite unlocks the volume for writing (its lock held until done) and
 // opens the filesystem inside: a *fat.FS for FAT (and for a volume with no
 // filesystem recognised, which openFAT explains), a writeTree for exFAT,
-// ext2/3/4 and NTFS. done closes everything; for a driver tree it unmounts
-// the driver (which writes all it holds) before the raw mount.
+// ext2/3/4 (in process, through filesystem.Writer) and NTFS (ntfs-3g
+// stacked on a raw mount). done closes everything; for a driver tree it
+// unmounts the driver (which writes all it holds) before the raw mount.
 func openWrite(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags, volArg string) (*fat.FS, writeTree, func() error, error) {
 	v, err := openVolume(ctx, a, fl, cf, volArg, false)
 	if err != nil {
@@ -61,6 +62,9 @@ func openWrite(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags, vo
 	switch {
 	case perr == nil && r.Type == "exfat":
 		t, done, err := openExFATTree(a, v, volArg)
+		return nil, t, done, err
+	case perr == nil && isInProcessType(r.Type):
+		t, done, err := openExt4Tree(a, v, r.Type)
 		return nil, t, done, err
 	case perr == nil && mount.DriverName(r.Type) != "":
 		t, done, err := openDriverTree(ctx, a, v, r.Type, volArg)
