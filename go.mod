@@ -23,5 +23,6 @@ require (
 	github.com/elliotwutingfeng/asciiset v0.0.0-20260129054604-cfde2086bc57 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/kr/text v0.2.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

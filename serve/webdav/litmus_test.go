@@ -1,0 +1,105 @@
+package webdav
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/filesystem"
+)
+
+// newFATImage formats a FAT image of size bytes in a file and opens it
+// writable through package filesystem.
+func newFATImage(t *testing.T, size int64) (filesystem.FS, string) {
+	t.Helper()
+	img := filepath.Join(t.TempDir(), "fat.img")
+	f, err := os.Create(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	if err := fat.Format(f, size, fat.FormatOptions{Type: fat.FAT32}); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := filesystem.Open(f, size, filesystem.Options{Writable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys, img
+}
+
+// serveTest starts the handler on fsys at a loopback test server.
+func serveTest(t *testing.T, fsys filesystem.FS, readOnly bool) (url, user, pass string) {
+	t.Helper()
+	user, pass = "cryptvol", "test-password-0123456789"
+	h, err := NewHandler(fsys, Options{User: user, Password: pass, ReadOnly: readOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/", user, pass
+}
+
+var litmusSummary = regexp.MustCompile(`<- summary for .(\w+).: of (\d+) tests run: (\d+) passed, (\d+) failed`)
+
+// TestLitmus runs litmus, the WebDAV server test suite of the neon
+// project, against the server on a FAT filesystem: every test of basic,
+// copymove, props, locks and http must pass (issue 27's acceptance).
+func TestLitmus(t *testing.T) {
+	if _, err := exec.LookPath("litmus"); err != nil {
+		t.Skip("skipping: litmus is not installed (Debian package litmus)")
+	}
+	fsys, _ := newFATImage(t, 64<<20)
+	defer fsys.Close()
+	url, user, pass := serveTest(t, fsys, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "litmus", "-k", url, user, pass)
+	cmd.Dir = t.TempDir() // litmus writes debug.log and child.log here
+	cmd.Env = append(os.Environ(), "TESTS=basic copymove props locks http")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	t.Logf("litmus output:\n%s", out.String())
+	if ctx.Err() != nil {
+		t.Fatal("litmus did not finish in time")
+	}
+	got := map[string][3]int{}
+	for _, m := range litmusSummary.FindAllStringSubmatch(out.String(), -1) {
+		run, _ := strconv.Atoi(m[2])
+		passed, _ := strconv.Atoi(m[3])
+		failed, _ := strconv.Atoi(m[4])
+		got[m[1]] = [3]int{run, passed, failed}
+	}
+	for _, suite := range []string{"basic", "copymove", "props", "locks", "http"} {
+		c, ok := got[suite]
+		switch {
+		case !ok:
+			t.Errorf("suite %s: no summary line (did it run?)", suite)
+		case c[2] != 0 || c[1] != c[0] || c[0] == 0:
+			t.Errorf("suite %s: %d of %d passed, %d failed", suite, c[1], c[0], c[2])
+		default:
+			t.Logf("suite %s: %d of %d passed", suite, c[1], c[0])
+		}
+	}
+	if err != nil && !t.Failed() {
+		t.Errorf("litmus: %v", err)
+	}
+	if s := fsys.(filesystem.Writer); s != nil {
+		if err := s.Sync(); err != nil {
+			t.Errorf("sync after litmus: %v", err)
+		}
+	}
+}
