@@ -45,7 +45,7 @@ func NewHandler(fsys filesystem.FS, o Options) (http.Handler, error) {
 	}
 	adapter := newFileSystem(fsys, o.ReadOnly)
 	readOnly := adapter.w == nil
-	dav := &webdav.Handler{FileSystem: adapter, LockSystem: webdav.NewMemLS(), Logger: o.Logger}
+	dav := &webdav.Handler{FileSystem: adapter, LockSystem: etagLocks{webdav.NewMemLS(), adapter}, Logger: o.Logger}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, stale := a.check(r); !ok {
 			a.challenge(w, stale)
