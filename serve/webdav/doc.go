@@ -4,8 +4,9 @@
 // GNOME/KDE through GVfs/KIO, davfs2, rclone) reaches the files inside a
 // volume without a driver or administrator rights.
 //
-// The protocol is golang.org/x/net/webdav with its in-memory lock system;
-// this package adds the adapter from filesystem.Writer to its FileSystem,
+// The protocol is golang.org/x/net/webdav; this package adds the adapter
+// from filesystem.Writer to its FileSystem, an in-memory lock system with
+// shared as well as exclusive locks (and the If header's entity tags),
 // dead properties (kept in memory for the life of the server: PROPPATCH
 // works, and a restart forgets them), authentication with a credential
 // made per server (Digest, and Basic for clients without Digest), a

@@ -45,7 +45,8 @@ func NewHandler(fsys filesystem.FS, o Options) (http.Handler, error) {
 	}
 	adapter := newFileSystem(fsys, o.ReadOnly)
 	readOnly := adapter.w == nil
-	dav := &webdav.Handler{FileSystem: adapter, LockSystem: etagLocks{webdav.NewMemLS(), adapter}, Logger: o.Logger}
+	locks := newLockSystem()
+	dav := &webdav.Handler{FileSystem: adapter, LockSystem: etagLocks{locks, adapter}, Logger: o.Logger}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, stale := a.check(r); !ok {
 			a.challenge(w, stale)
@@ -64,6 +65,13 @@ func NewHandler(fsys filesystem.FS, o Options) (http.Handler, error) {
 		case "PROPFIND", "PROPPATCH", "LOCK":
 			if status := checkXMLBody(r); status != 0 {
 				http.Error(w, http.StatusText(status), status)
+				return
+			}
+		}
+		if r.Method == "LOCK" {
+			body, _ := io.ReadAll(r.Body) // in memory: checkXMLBody read it
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if serveSharedLock(w, r, body, locks, adapter) {
 				return
 			}
 		}
