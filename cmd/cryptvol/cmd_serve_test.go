@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -235,4 +236,63 @@ func TestServeReadOnly(t *testing.T) {
 	if strings.Contains(out, "g.txt") || !strings.Contains(out, "f.txt") {
 		t.Errorf("volume changed by a read-only serve:\n%s", out)
 	}
+}
+
+// TestServeKillLosesNoAcknowledgedPUT uploads files one after another
+// with curl and kills the server with SIGKILL while they flow: every file
+// whose PUT was answered 201 must be in the volume, whole, and the next
+// command must open the volume (fsck clean).
+func TestServeKillLosesNoAcknowledgedPUT(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("skipping: curl is not installed (Debian package curl)")
+	}
+	if _, err := exec.LookPath("cryptvol"); err != nil {
+		t.Skip("skipping: the cryptvol test command is not on PATH")
+	}
+	env, vol, creds := newServeVolume(t)
+	s := startServe(t, env, vol, creds...)
+	auth := s.User + ":" + s.Password
+	src := t.TempDir()
+	rng := rand.New(rand.NewSource(9))
+	var acked []string
+	killed := false
+	for i := 0; i < 200; i++ {
+		name := fmt.Sprintf("f%03d.bin", i)
+		data := make([]byte, 1000+rng.Intn(300<<10))
+		rng.Read(data)
+		p := filepath.Join(src, name)
+		os.WriteFile(p, data, 0o644)
+		if i == 12 {
+			// The kill comes while this upload is under way.
+			go func() {
+				time.Sleep(20 * time.Millisecond)
+				s.cmd.Process.Signal(syscall.SIGKILL)
+			}()
+		}
+		out, _ := exec.Command("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--digest", "-u", auth, "-T", p, s.URL+name).Output()
+		if string(out) != "201" {
+			killed = true
+			break
+		}
+		acked = append(acked, name)
+	}
+	s.cmd.Wait()
+	if !killed {
+		t.Fatal("every upload succeeded: the server was not killed during the uploads")
+	}
+	if len(acked) < 12 {
+		t.Fatalf("only %d uploads acknowledged before the kill", len(acked))
+	}
+	got := t.TempDir()
+	for _, name := range acked {
+		dst := filepath.Join(got, name)
+		cryptvolCmd(t, env, append([]string{"get", vol, "/" + name, dst}, creds...)...)
+		a, _ := os.ReadFile(filepath.Join(src, name))
+		b, err := os.ReadFile(dst)
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: acknowledged but not in the volume as sent (%d bytes read, %v)", name, len(b), err)
+		}
+	}
+	cryptvolCmd(t, env, append([]string{"fsck", vol}, creds...)...)
+	t.Logf("%d uploads acknowledged before the kill, all in the volume", len(acked))
 }
