@@ -1,0 +1,82 @@
+package webdav
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cryptvol/cryptvol/filesystem"
+)
+
+// TestServeExt4ReadOnly serves an ext4 image made by mkfs.ext4 -d: ext4
+// is read-only in process, so Start serves it read-only although not
+// asked to (PUT answered 405), its files read back as written, and
+// symbolic links that point outside (absolute, or up through "..")
+// never reach the host's files.
+func TestServeExt4ReadOnly(t *testing.T) {
+	mkfs, err := exec.LookPath("mkfs.ext4")
+	if err != nil {
+		t.Skip("skipping: mkfs.ext4 is not installed (Debian package e2fsprogs)")
+	}
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	os.MkdirAll(filepath.Join(tree, "sub"), 0o755)
+	os.WriteFile(filepath.Join(tree, "sub", "hello.txt"), []byte("hello from ext4\n"), 0o644)
+	os.Symlink("/etc/passwd", filepath.Join(tree, "abs-link"))
+	os.Symlink("../../../../../../etc/passwd", filepath.Join(tree, "sub", "up-link"))
+	img := filepath.Join(dir, "ext4.img")
+	if out, err := exec.Command(mkfs, "-q", "-F", "-d", tree, img, "8M").CombinedOutput(); err != nil {
+		t.Fatalf("mkfs.ext4: %v\n%s", err, out)
+	}
+	f, err := os.Open(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	fsys, err := filesystem.Open(f, fi.Size(), filesystem.Options{Writable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	s, err := Start(fsys, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(t.Context())
+	if !s.ReadOnly {
+		t.Error("ext4 served read-write")
+	}
+	do := func(method, p, body string) (int, string) {
+		req, _ := http.NewRequest(method, strings.TrimSuffix(s.URL, "/")+p, strings.NewReader(body))
+		req.SetBasicAuth(s.User, s.Password)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := do("GET", "/sub/hello.txt", ""); code != 200 || body != "hello from ext4\n" {
+		t.Errorf("GET /sub/hello.txt: %d %q", code, body)
+	}
+	if code, _ := do("PUT", "/new.txt", "x"); code != http.StatusMethodNotAllowed {
+		t.Errorf("PUT on ext4: %d, want 405", code)
+	}
+	host, _ := os.ReadFile("/etc/passwd")
+	for _, p := range []string{"/abs-link", "/sub/up-link"} {
+		code, body := do("GET", p, "")
+		if len(host) > 0 && strings.Contains(body, string(host)) {
+			t.Errorf("GET %s served the host's /etc/passwd", p)
+		}
+		// The link resolves inside the volume, which has no /etc.
+		if code != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", p, code)
+		}
+	}
+}
