@@ -678,7 +678,9 @@ func runUnmount(ctx context.Context, a *app, args []string) error {
 		}
 		return usageError(fmt.Errorf("%s is not mounted by cryptvol (see 'cryptvol list')", fs.Arg(0)))
 	}
-	if *force && e.Alive {
+	if (*force || e.Mode == mount.ModeWebDAV) && e.Alive {
+		// A WebDAV server has no mount to take away: SIGTERM makes it
+		// finish the requests under way, close the volume and exit.
 		if err := mount.Terminate(e.PID); err != nil {
 			return withCode(exitIO, err)
 		}

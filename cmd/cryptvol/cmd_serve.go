@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/mount"
 	"github.com/cryptvol/cryptvol/serve/webdav"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -24,7 +25,8 @@ func init() {
                       [--tls-cert FILE --tls-key FILE] [credentials]
 
 Serves the files inside the volume over WebDAV (class 1 and 2: locking)
-until Ctrl-C or SIGTERM, holding the volume's lock like 'mount' (a second
+until Ctrl-C, SIGTERM or 'cryptvol unmount VOLUME' ('cryptvol list' shows
+the server, its URL as the mount point), holding the volume's lock like 'mount' (a second
 writer is refused with exit 5). FAT and exFAT are served read-write; ext2/3/4
 and NTFS are read-only in process, so they are served read-only.
 
@@ -115,6 +117,18 @@ func runServe(ctx context.Context, a *app, args []string) error {
 		fsys.Close()
 		return usageError(err)
 	}
+	table := mount.DefaultTable()
+	info := v.Info()
+	e := mount.Entry{PID: os.Getpid(), Volume: volPath, MountPoint: s.URL, Mode: mount.ModeWebDAV,
+		ReadOnly: s.ReadOnly, Format: info.Format, Hidden: info.Hidden, Started: time.Now().Round(time.Second)}
+	terr := table.Init()
+	if terr == nil {
+		terr = table.Put(e)
+	}
+	if terr != nil {
+		a.warnf("%v ('cryptvol list' will not show this server)", terr)
+	}
+	defer table.Remove(e.PID)
 	printServing(a, s, *asJSON)
 
 	var serveErr error

@@ -209,7 +209,8 @@ func obscure(t *testing.T, pw string) string {
 
 // TestServeReadOnly checks that --read-only is enforced by the server:
 // every method that writes is answered 405, reads work, and the volume is
-// unchanged.
+// unchanged; and that 'cryptvol list' shows the server and 'cryptvol
+// unmount VOLUME' stops it.
 func TestServeReadOnly(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("skipping: curl is not installed (Debian package curl)")
@@ -237,9 +238,17 @@ func TestServeReadOnly(t *testing.T) {
 	if got := curlStatus(t, "-u", auth, base+"/f.txt"); got != "200" {
 		t.Errorf("GET: status %s, want 200", got)
 	}
-	s.cmd.Process.Signal(syscall.SIGTERM)
+	// 'cryptvol list' shows the server; 'cryptvol unmount VOLUME' ends it
+	// cleanly (exit 0) and its record goes.
+	if out := cryptvolCmd(t, env, "list"); !strings.Contains(out, s.URL) || !strings.Contains(out, "webdav") {
+		t.Errorf("cryptvol list does not show the server at %s:\n%s", s.URL, out)
+	}
+	cryptvolCmd(t, env, "unmount", vol)
 	if err := s.cmd.Wait(); err != nil {
-		t.Errorf("serve after SIGTERM: %v", err)
+		t.Errorf("serve after 'cryptvol unmount': %v", err)
+	}
+	if out := cryptvolCmd(t, env, "list"); strings.Contains(out, s.URL) {
+		t.Errorf("cryptvol list still shows the stopped server:\n%s", out)
 	}
 	out := cryptvolCmd(t, env, append([]string{"ls", vol, "/"}, creds...)...)
 	if strings.Contains(out, "g.txt") || !strings.Contains(out, "f.txt") {
