@@ -102,7 +102,10 @@ func (a *auth) challenge(w http.ResponseWriter, stale bool) {
 	http.Error(w, "401 Unauthorized: the user and password are those 'cryptvol serve' printed", http.StatusUnauthorized)
 }
 
-// nonce is the time it was made and an HMAC of it.
+// nonce is the time it was made and an HMAC of it. Nonces are not
+// remembered, so a captured Digest header can be replayed for the nonce's
+// hour: over loopback no one can capture it, and off loopback the server
+// speaks TLS only.
 func (a *auth) nonce() string {
 	b := make([]byte, 8, 8+16)
 	binary.BigEndian.PutUint64(b, uint64(a.now().Unix()))
