@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cryptvol/cryptvol/exfat"
 	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/filesystem"
 )
@@ -19,8 +20,14 @@ import (
 // newFATImage formats a FAT image of size bytes in a file and opens it
 // writable through package filesystem.
 func newFATImage(t *testing.T, size int64) (filesystem.FS, string) {
+	return newImage(t, "vfat", size)
+}
+
+// newImage formats a FAT ("vfat") or exFAT image of size bytes in a file
+// and opens it writable through package filesystem.
+func newImage(t *testing.T, typ string, size int64) (filesystem.FS, string) {
 	t.Helper()
-	img := filepath.Join(t.TempDir(), "fat.img")
+	img := filepath.Join(t.TempDir(), typ+".img")
 	f, err := os.Create(img)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +36,13 @@ func newFATImage(t *testing.T, size int64) (filesystem.FS, string) {
 	if err := f.Truncate(size); err != nil {
 		t.Fatal(err)
 	}
-	if err := fat.Format(f, size, fat.FormatOptions{Type: fat.FAT32}); err != nil {
+	switch typ {
+	case "vfat":
+		err = fat.Format(f, size, fat.FormatOptions{Type: fat.FAT32})
+	case "exfat":
+		err = exfat.Format(f, size, exfat.FormatOptions{})
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	fsys, err := filesystem.Open(f, size, filesystem.Options{Writable: true})
@@ -58,14 +71,20 @@ func serveTest(t *testing.T, fsys filesystem.FS, readOnly bool) (url, user, pass
 var litmusSummary = regexp.MustCompile(`(?:-> (\d+) tests? (?:was|were) skipped\.\s+)?<- summary for .(\w+).: of (\d+) tests run: (\d+) passed, (\d+) failed`)
 
 // TestLitmus runs litmus, the WebDAV server test suite of the neon
-// project, against the server on a FAT filesystem: every test of basic,
-// copymove, props, locks and http must pass (issue 27's acceptance).
+// project, against the server on a FAT and on an exFAT filesystem: every
+// test of basic, copymove, props, locks and http must pass (issue 27's
+// acceptance).
 func TestLitmus(t *testing.T) {
 	if _, err := exec.LookPath("litmus"); err != nil {
 		t.Skip("skipping: litmus is not installed (Debian package litmus)")
 	}
-	fsys, _ := newFATImage(t, 64<<20)
-	defer fsys.Close()
+	for _, typ := range []string{"vfat", "exfat"} {
+		t.Run(typ, func(t *testing.T) { runLitmus(t, typ) })
+	}
+}
+
+func runLitmus(t *testing.T, typ string) {
+	fsys, img := newImage(t, typ, 64<<20)
 	url, user, pass := serveTest(t, fsys, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -101,9 +120,17 @@ func TestLitmus(t *testing.T) {
 	if err != nil && !t.Failed() {
 		t.Errorf("litmus: %v", err)
 	}
-	if s := fsys.(filesystem.Writer); s != nil {
-		if err := s.Sync(); err != nil {
-			t.Errorf("sync after litmus: %v", err)
-		}
+	// What litmus left must be a consistent filesystem, as the
+	// filesystem's own checker sees it.
+	if err := fsys.Close(); err != nil {
+		t.Fatalf("close after litmus: %v", err)
+	}
+	fsck := map[string][2]string{"vfat": {"fsck.fat", "dosfstools"}, "exfat": {"fsck.exfat", "exfatprogs"}}[typ]
+	if _, err := exec.LookPath(fsck[0]); err != nil {
+		t.Logf("not checked: %s is not installed (Debian package %s)", fsck[0], fsck[1])
+		return
+	}
+	if out, err := exec.Command(fsck[0], "-n", img).CombinedOutput(); err != nil {
+		t.Errorf("%s -n after litmus: %v\n%s", fsck[0], err, out)
 	}
 }
