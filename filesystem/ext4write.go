@@ -15,7 +15,8 @@ var ext4WriteErrors = append([]errorPair{
 }, ext4Errors...)
 
 // OpenExt4Writable opens the ext2/3/4 filesystem on dev with the
-// in-process writer (ext4.OpenWritable). Open does not use it yet.
+// in-process writer (ext4.OpenWritable); Open with Options.Writable does
+// the same.
 func OpenExt4Writable(dev interface {
 	io.ReaderAt
 	io.WriterAt

@@ -50,6 +50,14 @@ func OpenAs(typ string, dev io.ReaderAt, size int64, opts Options) (FS, error) {
 		}
 		return &fatFS{f}, nil
 	case "ext2", "ext3", "ext4":
+		if w, ok := dev.(interface {
+			io.ReaderAt
+			io.WriterAt
+		}); ok && opts.Writable {
+			// The in-process writer: a journal that needs recovery is
+			// replayed first, and every change is a journal transaction.
+			return OpenExt4Writable(w, size)
+		}
 		f, err := ext4.Open(dev, size)
 		if err != nil {
 			return nil, classify(err, ext4Errors)

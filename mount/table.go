@@ -17,6 +17,9 @@ const (
 	ModeFiles = "files" // the FAT filesystem through FUSE
 	ModeRaw   = "raw"   // DIR/volume, the decrypted data area
 	ModeLoop  = "loop"  // the raw file on a loop device, mounted by the kernel
+	// ModeWebDAV is 'cryptvol serve --webdav': no mount, the files served
+	// over WebDAV; MountPoint is the URL.
+	ModeWebDAV = "webdav"
 )
 
 // Entry describes one cryptvol mount, as its daemon recorded it.

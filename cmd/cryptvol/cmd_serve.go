@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/mount"
+	"github.com/cryptvol/cryptvol/serve/webdav"
+	"github.com/cryptvol/cryptvol/volume"
+)
+
+func init() {
+	register(&command{
+		name:    "serve",
+		summary: "serve a volume's files over WebDAV to the desktop's own client (no driver, no admin)",
+		usage: `Usage: cryptvol serve VOLUME --webdav [--listen 127.0.0.1:0] [--read-only] [--json]
+                      [--tls-cert FILE --tls-key FILE] [credentials]
+
+Serves the files inside the volume over WebDAV (class 1 and 2: locking)
+until Ctrl-C, SIGTERM or 'cryptvol unmount VOLUME' ('cryptvol list' shows
+the server, its URL as the mount point), holding the volume's lock like 'mount' (a second
+writer is refused with exit 5). FAT, exFAT and ext2/3/4 are served
+read-write (ext4 through its journal); NTFS is read-only in process, so it
+is served read-only.
+
+When ready it prints the URL, a user and a password made for this serve
+(128 random bits), and how to connect; with --json, one line on stdout:
+{"url": ..., "user": ..., "password": ..., "pid": ...}.
+
+Durability: a client's success for PUT, MKCOL, DELETE, MOVE or COPY means
+the change is on the disk (the filesystem is synced before the answer), so
+killing the server loses nothing a client was told succeeded. Properties
+set with PROPPATCH live only as long as the server.
+
+Security: the server listens on loopback only unless --listen names another
+address; then it serves https only, with --tls-cert/--tls-key or else a
+self-signed certificate made at start, whose SHA-256 fingerprint is printed
+for clients to check. Authentication is HTTP Digest (offered first) or
+Basic. Windows' WebClient sends Basic over plain http only if the registry
+value HKLM\SYSTEM\CurrentControlSet\Services\WebClient\Parameters
+BasicAuthLevel is 2 (the default 1 allows it over https only, 0 never); it
+uses Digest without any change. Its FileSizeLimitInBytes (default
+50000000) caps the size of a file it transfers. No path leaves the volume.
+--read-only answers every method that writes with 405.
+
+Connect with:
+  Windows:   net use Z: http://127.0.0.1:PORT/ /user:cryptvol PASSWORD
+  macOS:     Finder, Go, Connect to Server, http://127.0.0.1:PORT/
+  Linux:     gio mount dav://127.0.0.1:PORT/, or davfs2, or rclone
+
+Examples:
+  cryptvol serve secret.hc --webdav --password-file pw.txt
+  cryptvol serve disk.luks --webdav --read-only --json
+  cryptvol serve secret.hc --webdav --listen 192.0.2.10:8443
+`,
+		run: runServe,
+	})
+}
+
+func runServe(ctx context.Context, a *app, args []string) error {
+	c := commands["serve"]
+	fl := newFlags(c, a)
+	cf := addCredFlags(fl)
+	useWebDAV := fl.Bool("webdav", false, "serve over WebDAV")
+	useNFS := fl.Bool("nfs", false, "serve over NFSv3 (not built yet)")
+	var cfg webdav.Config
+	fl.StringVar(&cfg.Listen, "listen", "127.0.0.1:0", "address to listen on (a port of 0 picks a free one)")
+	fl.BoolVarP(&cfg.ReadOnly, "read-only", "r", false, "refuse every change")
+	fl.StringVar(&cfg.TLSCert, "tls-cert", "", "serve https with this PEM certificate")
+	fl.StringVar(&cfg.TLSKey, "tls-key", "", "the PEM private key of --tls-cert")
+	asJSON := fl.Bool("json", false, "print the URL and credentials as one line of JSON")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 1, 1); err != nil {
+		return err
+	}
+	switch {
+	case *useNFS:
+		return usageError(errors.New("--nfs is not built yet: use --webdav"))
+	case !*useWebDAV:
+		return usageError(errors.New("say which protocol: --webdav"))
+	}
+	cfg.ReadOnly = cfg.ReadOnly || cf.compat.readOnly
+	volPath, err := filepath.Abs(fl.Arg(0))
+	if err != nil {
+		return err
+	}
+	volume.SetLockHolder("cryptvol serve", "")
+	v, err := openVolume(ctx, a, fl, cf, volPath, cfg.ReadOnly)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	fsys, err := filesystem.Open(v, v.Size(), filesystem.Options{Writable: !cfg.ReadOnly})
+	if err != nil {
+		return fsError(err)
+	}
+	if _, ok := fsys.(filesystem.Writer); !ok && !cfg.ReadOnly {
+		a.warnf("%s is read-only in cryptvol: serving it read-only", fsys.Type())
+	}
+	logger := log.New(a.stderr, "cryptvol serve: ", log.LstdFlags)
+	cfg.Logger = func(r *http.Request, err error) {
+		if err != nil && a.verbose {
+			logger.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+		}
+	}
+	s, err := webdav.Start(fsys, cfg)
+	if err != nil {
+		fsys.Close()
+		return usageError(err)
+	}
+	table := mount.DefaultTable()
+	info := v.Info()
+	e := mount.Entry{PID: os.Getpid(), Volume: volPath, MountPoint: s.URL, Mode: mount.ModeWebDAV,
+		ReadOnly: s.ReadOnly, Format: info.Format, Hidden: info.Hidden, Started: time.Now().Round(time.Second)}
+	terr := table.Init()
+	if terr == nil {
+		terr = table.Put(e)
+	}
+	if terr != nil {
+		a.warnf("%v ('cryptvol list' will not show this server)", terr)
+	}
+	defer table.Remove(e.PID)
+	printServing(a, s, *asJSON)
+
+	var serveErr error
+	select {
+	case serveErr = <-s.Done():
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		serveErr = s.Shutdown(sctx)
+		cancel()
+	}
+	if err := fsys.Close(); serveErr == nil {
+		serveErr = err
+	}
+	if err := v.Close(); serveErr == nil {
+		serveErr = err
+	}
+	if serveErr != nil {
+		return withCode(exitIO, serveErr)
+	}
+	if !*asJSON {
+		fmt.Fprintln(a.stderr, "Stopped; the volume is closed.")
+	}
+	return nil
+}
+
+// printServing tells the user where the files are and how to connect.
+func printServing(a *app, s *webdav.Server, asJSON bool) {
+	if asJSON {
+		b, _ := json.Marshal(map[string]any{
+			"url": s.URL, "user": s.User, "password": s.Password, "pid": os.Getpid(),
+			"read_only": s.ReadOnly, "fingerprint": s.Fingerprint,
+		})
+		fmt.Fprintf(a.stdout, "%s\n", b)
+		return
+	}
+	access := "read-write"
+	if s.ReadOnly {
+		access = "read-only"
+	}
+	fmt.Fprintf(a.stdout, "Serving over WebDAV (%s) at %s\n  user:     %s\n  password: %s\n", access, s.URL, s.User, s.Password)
+	if s.Fingerprint != "" {
+		fmt.Fprintf(a.stdout, "  certificate (self-signed) SHA-256 fingerprint: %s\n", s.Fingerprint)
+	}
+	fmt.Fprintf(a.stdout, "Connect: Windows 'net use Z: %s /user:%s %s'; macOS Finder, Connect to Server; Linux 'gio mount %s'.\nPress Ctrl-C to stop.\n",
+		s.URL, s.User, s.Password, davURL(s.URL))
+}
+
+// davURL is the URL as GVfs names WebDAV (dav://, davs://).
+func davURL(u string) string {
+	if len(u) > 5 && u[:5] == "https" {
+		return "davs" + u[5:]
+	}
+	return "dav" + u[4:]
+}
