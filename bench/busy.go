@@ -83,14 +83,15 @@ func (r *Report) Finish() {
 	if r.StealPercent > 2 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the hypervisor took %.1f%% of the CPU time during the run (steal): other guests were busy", r.StealPercent))
 	}
-	for _, c := range r.Ciphers {
-		if s := c.Spread(); s > spreadWarnAt {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s varied by %.0f%% between samples (%s): a difference from another run within that range means nothing", c.Name, 100*s, "min–max"))
+	noisy := func(name string, spread float64) {
+		if spread > spreadWarnAt {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s varied by %.0f%% between samples (min–max): a difference from another run within that range means nothing", name, 100*spread))
 		}
 	}
+	for _, c := range r.Ciphers {
+		noisy(c.Name, c.Spread())
+	}
 	for _, k := range r.KDF {
-		if s := k.Spread(); s > spreadWarnAt {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s varied by %.0f%% between samples (min–max): a difference from another run within that range means nothing", k.PRF, 100*s))
-		}
+		noisy(k.PRF, k.Spread())
 	}
 }
