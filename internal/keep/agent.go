@@ -170,45 +170,61 @@ func (e errNoAgent) Error() string { return "no cryptvol agent is running: " + e
 
 // launch starts the agent in the background and waits for its socket. An
 // agent that exits at once (another one holds the lock: it answers soon,
-// or it is exiting) is started again until one answers.
+// or it is exiting) is started again until one answers. When another
+// agent answers while the one started here is still starting, launch
+// waits for it to find the lock taken and exit: left behind, it would
+// run on after the command, recreate the runtime directory and, once the
+// other agent had gone, serve nothing until its idle time ran out.
 func (a *agent) launch() error {
 	deadline := time.Now().Add(5 * time.Second)
+	answered := false
 	for time.Now().Before(deadline) {
-		exited, err := a.start()
+		pid, exited, err := a.start()
 		if err != nil {
 			return err
 		}
 		for running := true; running && time.Now().Before(deadline); {
 			if c, err := net.Dial("unix", a.sock()); err == nil {
+				server := peerPID(c)
 				c.Close()
-				return nil
+				if server == 0 || server == pid {
+					return nil // ours serves, or this system cannot tell
+				}
+				answered = true
 			}
 			select {
 			case <-exited:
+				if answered {
+					return nil
+				}
 				running = false
 			case <-time.After(10 * time.Millisecond):
 			}
 		}
 	}
+	if answered {
+		return nil
+	}
 	return errors.New("the agent did not start within 5 s")
 }
 
-// start starts one agent process; the channel closes when it exits.
-func (a *agent) start() (<-chan struct{}, error) {
+// start starts one agent process and returns its pid; the channel closes
+// when it exits.
+func (a *agent) start() (int, <-chan struct{}, error) {
 	cmd := &exec.Cmd{Path: a.path, Args: a.args, Env: os.Environ()}
 	cmd.SysProcAttr = detached()
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	defer devnull.Close()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting the agent: %w", err)
+		return 0, nil, fmt.Errorf("starting the agent: %w", err)
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }() // reaped even if we still run
-	return exited, nil
+	return cmd.Process.Pid, exited, nil
 }
 
 func (a *agent) Put(e *Entry) error {

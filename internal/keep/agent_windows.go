@@ -55,6 +55,9 @@ func checkPrivate(dir string) error {
 
 func peerIsOwner(c net.Conn) bool { return true }
 
+// peerPID cannot tell the socket's listener here.
+func peerPID(c net.Conn) int { return 0 }
+
 // tryLockFile takes an exclusive lock on f without waiting; false when
 // another process holds it. The lock goes with the handle.
 func tryLockFile(f *os.File) bool {

@@ -160,6 +160,15 @@ func TestFirstUnlocksAtOnce(t *testing.T) {
 				}
 				close(start)
 				wg.Wait()
+				if name == "agent" {
+					// Each put has returned: the agent it started either
+					// serves or has exited, none is still starting (one
+					// such, left behind, recreated the runtime directory
+					// while the test removed it).
+					if running := agentsIn(open().(*agent).dir); len(running) > 1 {
+						t.Errorf("try %d: %d agents run after the puts returned (pids %v), want the one that serves", try, len(running), running)
+					}
+				}
 				for c, e := range entries {
 					if errs[c] != nil {
 						t.Fatalf("try %d: put %d: %v", try, c, errs[c])
@@ -174,7 +183,19 @@ func TestFirstUnlocksAtOnce(t *testing.T) {
 				if name == "keyring" {
 					RemoveKeyring(os.Getenv("CRYPTVOL_KEYRING"))
 				} else {
-					waitNoAgent(t, open().(*agent))
+					a := open().(*agent)
+					waitNoAgent(t, a)
+					// Every agent a put started has exited or was the one
+					// that served: none is left starting.
+					// (The last one removes its socket first, then exits.)
+					left := agentsIn(a.dir)
+					for i := 0; i < 200 && len(left) > 0; i++ {
+						time.Sleep(10 * time.Millisecond)
+						left = agentsIn(a.dir)
+					}
+					if len(left) > 0 {
+						t.Fatalf("try %d: agents left running after the last one exited: pids %v", try, left)
+					}
 				}
 			}
 		})

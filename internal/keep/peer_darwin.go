@@ -28,3 +28,23 @@ func peerIsOwner(c net.Conn) bool {
 	})
 	return okUID
 }
+
+// peerPID is the process that listens on the socket c is connected to
+// (LOCAL_PEERPID), 0 if unknown.
+func peerPID(c net.Conn) int {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return 0
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pid := 0
+	raw.Control(func(fd uintptr) {
+		if p, err := unix.GetsockoptInt(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERPID); err == nil {
+			pid = p
+		}
+	})
+	return pid
+}

@@ -31,3 +31,23 @@ func peerIsOwner(c net.Conn) bool {
 	})
 	return okUID
 }
+
+// peerPID is the process that listens on the socket c is connected to
+// (SO_PEERCRED on the client side names the listener), 0 if unknown.
+func peerPID(c net.Conn) int {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return 0
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pid := 0
+	raw.Control(func(fd uintptr) {
+		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
+			pid = int(cred.Pid)
+		}
+	})
+	return pid
+}
