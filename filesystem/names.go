@@ -24,6 +24,10 @@ var ErrInvalidName = errors.New("invalid file name")
 //   - ext2, ext3, ext4: at most 255 bytes, no "/" and no NUL;
 //   - ntfs: at most 255 UTF-16 units of valid UTF-8 (what ntfs-3g
 //     stores), no "/" and no NUL;
+//   - vfat, exfat and ntfs, the filesystems Windows reads: not one of the
+//     device names Windows reserves (CON, PRN, AUX, NUL, COM0-9, LPT0-9,
+//     in any case, with or without an extension: "aux.c" too), which
+//     Windows cannot open, delete or rename;
 //
 // and for all of them not empty, "." or "..". The error wraps
 // ErrInvalidName. It is the one place these rules live for callers that
@@ -41,6 +45,9 @@ func ValidateName(fstype, name string) error {
 		err = validateNTFSName(name)
 	default:
 		return fmt.Errorf("%w: no name rule for %s", ErrUnsupported, fstype)
+	}
+	if err == nil && fstype != "ext2" && fstype != "ext3" && fstype != "ext4" {
+		err = validateWindowsName(fstype, name)
 	}
 	if err != nil && !errors.Is(err, ErrInvalidName) {
 		err = &classified{err: err, kind: ErrInvalidName}
@@ -82,4 +89,32 @@ func validateNTFSName(name string) error {
 		return fmt.Errorf("%w: %q is %d UTF-16 units long, NTFS allows at most %d", ErrInvalidName, name, n, nameLimit)
 	}
 	return nil
+}
+
+// validateWindowsName refuses the device names of Windows. Windows takes
+// the part before the first dot, without trailing spaces, as the device:
+// "NUL.tar.gz" and "con .txt" are the device too.
+func validateWindowsName(fstype, name string) error {
+	base, _, _ := strings.Cut(name, ".")
+	base = strings.ToUpper(strings.TrimRight(base, " "))
+	reserved := false
+	switch len(base) {
+	case 3:
+		reserved = base == "CON" || base == "PRN" || base == "AUX" || base == "NUL"
+	default:
+		// COM and LPT with one digit, also the superscripts ¹ ² ³.
+		if rest, ok := strings.CutPrefix(base, "COM"); ok {
+			reserved = isDeviceDigit(rest)
+		} else if rest, ok := strings.CutPrefix(base, "LPT"); ok {
+			reserved = isDeviceDigit(rest)
+		}
+	}
+	if reserved {
+		return fmt.Errorf("%w: %q is a device name on Windows (%s volumes are read there), which cannot open, rename or delete it", ErrInvalidName, name, fstype)
+	}
+	return nil
+}
+
+func isDeviceDigit(s string) bool {
+	return len(s) == 1 && s[0] >= '0' && s[0] <= '9' || s == "¹" || s == "²" || s == "³"
 }

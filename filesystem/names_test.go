@@ -14,16 +14,16 @@ func TestValidateName(t *testing.T) {
 	b255, b256 := strings.Repeat("b", 255), strings.Repeat("b", 256)
 	e128, s127, s128 := strings.Repeat("é", 128), strings.Repeat("😀", 127), strings.Repeat("😀", 128)
 	ok := map[string][]string{
-		"vfat":  {b255, e128, s127, "a b", "ü.txt"},
-		"exfat": {b255, e128, s127, "a b"},
-		"ext4":  {b255, "a:b", "a?", "trailing.", "\xff\xfe"},
-		"ntfs":  {b255, e128, s127, "a:b", "trailing."},
+		"vfat":  {b255, e128, s127, "a b", "ü.txt", "CONSOLE", "con2", "COM10", "LPT", "xcon", "aux_.c"},
+		"exfat": {b255, e128, s127, "a b", "nul_", "com10.txt"},
+		"ext4":  {b255, "a:b", "a?", "trailing.", "\xff\xfe", "CON", "aux.c", "nul"},
+		"ntfs":  {b255, e128, s127, "a:b", "trailing.", "Console", "prn1"},
 	}
 	bad := map[string][]string{
-		"vfat":  {b256, s128, "a:b", "a?", "a*", "trailing.", "trailing ", "a\x01", "", ".", ".."},
-		"exfat": {b256, s128, "a:b", "a\\b", "trailing.", "a\x1f", "", "..", "\xff"},
+		"vfat":  {b256, s128, "a:b", "a?", "a*", "trailing.", "trailing ", "a\x01", "", ".", "..", "CON", "con.txt", "Aux.tar.gz", "nul .c", "COM1", "lpt9.log", "COM¹"},
+		"exfat": {b256, s128, "a:b", "a\\b", "trailing.", "a\x1f", "", "..", "\xff", "prn", "LPT0.x"},
 		"ext4":  {b256, e128, s128, "a/b", "a\x00b", "", ".", ".."},
-		"ntfs":  {b256, s128, "a/b", "a\x00b", "\xff\xfe", "", "."},
+		"ntfs":  {b256, s128, "a/b", "a\x00b", "\xff\xfe", "", ".", "NUL", "com3.bin", "aux."},
 	}
 	for _, typ := range []string{"vfat", "exfat", "ext4", "ntfs"} {
 		for _, n := range ok[typ] {

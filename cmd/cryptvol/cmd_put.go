@@ -36,8 +36,10 @@ NTFS (a link given as SRC too, with -r); FAT and exFAT have none, so put
 copies everything else, lists the links it left out and exits 1; -L copies
 what every link points to instead. Every destination name is checked
 against the filesystem's rule (255 UTF-16 units on FAT, exFAT and NTFS,
-255 bytes on ext4; FAT's and exFAT's forbidden characters) before anything
-is written: a name that cannot be stored is exit 1, nothing written.
+255 bytes on ext4; FAT's and exFAT's forbidden characters; on FAT, exFAT
+and NTFS not a device name of Windows such as CON, NUL, AUX.C or LPT1,
+which Windows cannot open) before anything is written: a name that cannot
+be stored is exit 1, nothing written.
 Existing files in the volume are kept unless --force. Modification times
 are preserved. Before anything is written, put checks every destination,
 the FAT file size limit (4 GiB - 1 byte) and the free space. Each file is
