@@ -59,7 +59,8 @@ type Options struct {
 	// Warn receives non-fatal warnings (backup header used, legacy format).
 	Warn func(msg string)
 	// Progress, if set, is told what a slow search tries as it starts it
-	// (for TrueCrypt/VeraCrypt: "VeraCrypt SHA-512, normal header").
+	// (for TrueCrypt/VeraCrypt: "VeraCrypt SHA-512, normal header"; for
+	// LUKS each keyslot with its KDF and cost).
 	Progress func(trying string)
 }
 

@@ -242,7 +242,7 @@ func unlockLUKS1(ctx context.Context, r *volume.Request, h *luks1Header, detache
 	if err != nil {
 		return nil, err
 	}
-	got, err := runAttempts(ctx, atts)
+	got, err := runAttempts(ctx, atts, r.Opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func unlockLUKS2(ctx context.Context, r *volume.Request, h *luks2Header, detache
 	if err != nil {
 		return nil, err
 	}
-	got, err := runAttempts(ctx, atts)
+	got, err := runAttempts(ctx, atts, r.Opts.Progress)
 	if err != nil {
 		return nil, err
 	}

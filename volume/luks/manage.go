@@ -127,7 +127,7 @@ func unlockHeader(ctx context.Context, hdr volume.Device, creds volume.Credentia
 	if err != nil {
 		return nil, err
 	}
-	got, err := runAttempts(ctx, atts)
+	got, err := runAttempts(ctx, atts, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -403,7 +403,7 @@ func ResumeReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.C
 			r.Close()
 			return nil, err
 		}
-		got, err := runAttempts(ctx, atts)
+		got, err := runAttempts(ctx, atts, nil)
 		if err != nil {
 			r.Close()
 			return nil, err

@@ -14,6 +14,7 @@ import (
 // attempt is one keyslot to try.
 type attempt struct {
 	slot int
+	what string                                    // for progress: "LUKS2 keyslot 1 (argon2id, 1024 MiB, time cost 4, threads 4)"
 	open func(ctx context.Context) ([]byte, error) // volume key, nil if the passphrase is wrong
 }
 
@@ -27,7 +28,9 @@ type opened struct {
 // others as soon as one verifies (an earlier one found at the same time
 // wins). Argon2 keyslots that cannot get their memory while others run are
 // retried one at a time afterwards, so memory bounds the parallelism too.
-func runAttempts(parent context.Context, attempts []attempt) (*opened, error) {
+// progress, if not nil, is told each keyslot as its derivation starts (a
+// keyslot can take seconds: the user sees what is being tried).
+func runAttempts(parent context.Context, attempts []attempt, progress func(string)) (*opened, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	var (
@@ -39,6 +42,9 @@ func runAttempts(parent context.Context, attempts []attempt) (*opened, error) {
 		deferred []int
 	)
 	run := func(i int, concurrent bool) {
+		if progress != nil && ctx.Err() == nil {
+			progress(attempts[i].what)
+		}
 		key, err := attempts[i].open(ctx)
 		mu.Lock()
 		defer mu.Unlock()
@@ -118,7 +124,8 @@ func luks1Attempts(dev volume.Device, h *luks1Header, pass []byte, only *int) ([
 			continue
 		}
 		i := i
-		out = append(out, attempt{slot: i, open: func(ctx context.Context) ([]byte, error) {
+		what := fmt.Sprintf("LUKS1 keyslot %d (PBKDF2-%s, %d iterations)", i, h.HashSpec, h.Slots[i].Iterations)
+		out = append(out, attempt{slot: i, what: what, open: func(ctx context.Context) ([]byte, error) {
 			return openLUKS1Slot(ctx, dev, h, i, pass)
 		}})
 	}
@@ -166,7 +173,7 @@ func luks2Attempts(dev volume.Device, h *luks2Header, digest string, pass []byte
 			}
 			continue
 		}
-		a := attempt{slot: n, open: func(ctx context.Context) ([]byte, error) {
+		a := attempt{slot: n, what: luks2SlotWhat(n, k.KDF), open: func(ctx context.Context) ([]byte, error) {
 			return openLUKS2Slot(ctx, dev, h, id, pass)
 		}}
 		switch p := keyslotPriority(k); {
@@ -192,4 +199,16 @@ func atoiID(id string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// luks2SlotWhat names a keyslot and its KDF's cost for progress lines.
+func luks2SlotWhat(n int, k *jsonKDF) string {
+	switch {
+	case k == nil:
+		return fmt.Sprintf("LUKS2 keyslot %d", n)
+	case k.Type == "pbkdf2":
+		return fmt.Sprintf("LUKS2 keyslot %d (PBKDF2-%s, %d iterations)", n, k.Hash, k.Iterations)
+	default:
+		return fmt.Sprintf("LUKS2 keyslot %d (%s, %d MiB, time cost %d, threads %d)", n, k.Type, k.Memory>>10, k.Time, k.CPUs)
+	}
 }
