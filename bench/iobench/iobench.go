@@ -30,7 +30,10 @@ type Options struct {
 	// Encryption is the VeraCrypt cipher or cascade of the test volume.
 	Encryption string
 	// Via is "mount" (a FUSE mount of the volume's FAT filesystem, the
-	// way users see it) or "api" (the fat package in this process).
+	// way users see it), "api" (the fat package in this process) or
+	// "webdav" (served as 'cryptvol serve --webdav' serves it, moved by
+	// an HTTP client on loopback; the FUSE mount is then measured in the
+	// same run beside it, where FUSE is available).
 	Via string
 	// Runs is how many times the raw and the encrypted pass are repeated,
 	// alternately (default 3); the fastest of each counts, so that a disk
@@ -50,18 +53,21 @@ type Speed struct {
 // and through an encrypted volume, and the overhead of encryption in
 // percent (negative: slower than raw).
 type Result struct {
-	Target        string  `json:"target"`
-	TargetKind    string  `json:"target_kind"` // "file" or "device"
-	Size          int64   `json:"size"`
-	BlockSize     int     `json:"block_size"`
-	Via           string  `json:"via"`
-	Format        string  `json:"format"`
-	Encryption    string  `json:"encryption"`
-	Mode          string  `json:"mode"`
-	Filesystem    string  `json:"filesystem"`
-	Runs          int     `json:"runs"`
-	Raw           Speed   `json:"raw"`
-	Encrypted     Speed   `json:"encrypted"`
+	Target     string `json:"target"`
+	TargetKind string `json:"target_kind"` // "file" or "device"
+	Size       int64  `json:"size"`
+	BlockSize  int    `json:"block_size"`
+	Via        string `json:"via"`
+	Format     string `json:"format"`
+	Encryption string `json:"encryption"`
+	Mode       string `json:"mode"`
+	Filesystem string `json:"filesystem"`
+	Runs       int    `json:"runs"`
+	Raw        Speed  `json:"raw"`
+	Encrypted  Speed  `json:"encrypted"`
+	// Mount is the FUSE mount measured beside a WebDAV pass (nil
+	// otherwise, or where FUSE is not available).
+	Mount         *Speed  `json:"mount,omitempty"`
 	WriteOverhead float64 `json:"write_overhead_percent"`
 	ReadOverhead  float64 `json:"read_overhead_percent"`
 }
@@ -90,14 +96,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if c, err := ciphers.LookupChain(o.Encryption); err != nil || c.Legacy {
 		return r, fmt.Errorf("%w: unknown or legacy encryption %q", ErrOptions, o.Encryption)
 	}
-	if o.Via != "mount" && o.Via != "api" {
-		return r, fmt.Errorf("%w: via %q (want mount or api)", ErrOptions, o.Via)
+	if o.Via != "mount" && o.Via != "api" && o.Via != "webdav" {
+		return r, fmt.Errorf("%w: via %q (want mount, api or webdav)", ErrOptions, o.Via)
 	}
 	if o.Via == "mount" {
 		if err := mount.Available(); err != nil {
 			return r, err
 		}
 	}
+	besideMount := o.Via == "webdav" && mount.Available() == nil
 	progress := func(s string) {
 		if o.Progress != nil {
 			o.Progress(s)
@@ -145,6 +152,19 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		r.Filesystem = fsName
 		r.Raw.keepBest(raw)
 		r.Encrypted.keepBest(enc)
+		if besideMount {
+			progress(fmt.Sprintf("run %d/%d, FUSE mount", run, o.Runs))
+			mo := o
+			mo.Via = "mount"
+			m, _, err := encryptedPass(ctx, mo, device, blocks)
+			if err != nil {
+				return r, fmt.Errorf("mount pass: %w", err)
+			}
+			if r.Mount == nil {
+				r.Mount = &Speed{}
+			}
+			r.Mount.keepBest(m)
+		}
 	}
 	r.WriteOverhead = overhead(r.Encrypted.WriteBPS, r.Raw.WriteBPS)
 	r.ReadOverhead = overhead(r.Encrypted.ReadBPS, r.Raw.ReadBPS)

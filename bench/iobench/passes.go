@@ -172,9 +172,12 @@ func encryptedPass(ctx context.Context, o Options, device bool, blocks *blockSou
 		fsName = ffs.Type().String()
 		ffs.Close()
 	}
-	if o.Via == "api" {
+	switch o.Via {
+	case "api":
 		s, err = apiPass(ctx, o, v, f, blocks)
-	} else {
+	case "webdav":
+		s, err = webdavPass(ctx, o, v, f, blocks)
+	default:
 		s, err = mountPass(ctx, o, v, f, blocks)
 	}
 	return s, fsName, err

@@ -117,8 +117,11 @@ its row uses TrueCrypt's 2000 iterations.
 
 io TARGET writes --size (default 256M) in --block-size writes with fsync
 and reads it back, straight to TARGET (a new file, or a block device with
---force) and through an encrypted volume on it (--encryption, --via mount or
-api), and prints MB/s of both and the overhead in percent.
+--force) and through an encrypted volume on it (--encryption, --via mount,
+api or webdav), and prints MB/s of both and the overhead in percent. With
+--via webdav the file goes through the WebDAV front end of 'cryptvol serve'
+(an HTTP PUT and GET on loopback), and the FUSE mount is measured beside it
+in the same run where FUSE is available.
 
 --format svg draws the run as a chart (ciphers: Encrypt/Decrypt/Mean bars
 per algorithm; kdf: unlock time per PRF; matrix: a hash x encryption heat
@@ -138,6 +141,7 @@ Examples:
   cryptvol benchmark --format json --buffer 4096 --threads 1
   cryptvol benchmark kdf --pim 485
   cryptvol benchmark io /mnt/disk/bench.tmp --size 1G
+  cryptvol benchmark io /mnt/disk/bench.tmp --via webdav --format json
   cryptvol benchmark --format html > report.html
   GODEBUG=cpu.all=off cryptvol benchmark --format json > generic.json
   cryptvol benchmark --format json > full.json

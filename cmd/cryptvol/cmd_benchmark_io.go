@@ -38,7 +38,7 @@ func addBenchIOFlags(fs *pflag.FlagSet) {
 		fs.String("encryption", "AES", "io: cipher or cascade of the encrypted pass (VeraCrypt names)")
 	}
 	if fs.Lookup("via") == nil {
-		fs.String("via", "mount", "io: encrypted pass through a FUSE mount (mount) or the Go API (api)")
+		fs.String("via", "mount", "io: encrypted pass through a FUSE mount (mount), the Go API (api) or WebDAV on loopback beside the FUSE mount (webdav)")
 	}
 	if fs.Lookup("runs") == nil {
 		fs.Int("runs", 3, "io: raw and encrypted passes, alternately; the fastest of each counts")
@@ -89,8 +89,8 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		return usageError(fmt.Errorf("--runs: want 1 to 100"))
 	}
 	via := flagValue(bf.fs, "via", "mount")
-	if via != "mount" && via != "api" {
-		return usageError(fmt.Errorf("--via %q: want mount or api", via))
+	if via != "mount" && via != "api" && via != "webdav" {
+		return usageError(fmt.Errorf("--via %q: want mount, api or webdav", via))
 	}
 	target := args[0]
 	if fi, err := os.Stat(target); err == nil && flagValue(bf.fs, "force", "false") != "true" {
@@ -128,13 +128,22 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		w.Write([]string{"pass", "write_bps", "read_bps"})
 		w.Write([]string{"raw", ftoa(r.Raw.WriteBPS), ftoa(r.Raw.ReadBPS)})
 		w.Write([]string{"encrypted", ftoa(r.Encrypted.WriteBPS), ftoa(r.Encrypted.ReadBPS)})
+		if r.Mount != nil {
+			w.Write([]string{"mount", ftoa(r.Mount.WriteBPS), ftoa(r.Mount.ReadBPS)})
+		}
 		w.Write([]string{"overhead_percent", ftoa(r.WriteOverhead), ftoa(r.ReadOverhead)})
 		w.Flush()
 		return w.Error()
 	}
 	how := "a FUSE mount of its files (--via mount)"
-	if r.Via == "api" {
+	switch r.Via {
+	case "api":
 		how = "the Go API in this process (--via api)"
+	case "webdav":
+		how = "WebDAV on loopback, an HTTP PUT and GET of the file (--via webdav)"
+		if r.Mount != nil {
+			how += "; beside it the FUSE mount"
+		}
 	}
 	fmt.Fprintf(a.stdout, "Target: %s (%s); %s per pass in %s writes then fsync, read back from the disk; best of %d runs\n",
 		r.Target, r.TargetKind, humanSize(r.Size), humanSize(int64(r.BlockSize)), r.Runs)
@@ -144,7 +153,14 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 	pct := func(p float64) string { return strconv.FormatFloat(p, 'f', 0, 64) + "%" }
 	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", "", "Write (fsync)", "Read")
 	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", "Raw", rate(r.Raw.WriteBPS), rate(r.Raw.ReadBPS))
-	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", "Encrypted", rate(r.Encrypted.WriteBPS), rate(r.Encrypted.ReadBPS))
+	encName := "Encrypted"
+	if r.Via == "webdav" {
+		encName = "WebDAV"
+	}
+	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", encName, rate(r.Encrypted.WriteBPS), rate(r.Encrypted.ReadBPS))
+	if r.Mount != nil {
+		fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", "FUSE mount", rate(r.Mount.WriteBPS), rate(r.Mount.ReadBPS))
+	}
 	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", "Overhead", pct(r.WriteOverhead), pct(r.ReadOverhead))
 	return nil
 }
