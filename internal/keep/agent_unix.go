@@ -76,3 +76,17 @@ func checkPrivate(dir string) error {
 func tryLockFile(f *os.File) bool {
 	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil
 }
+
+// withSocketFD runs f on the descriptor of the Unix socket c; false when
+// c is not one.
+func withSocketFD(c net.Conn, f func(fd int)) bool {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return false
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	return raw.Control(func(fd uintptr) { f(int(fd)) }) == nil
+}

@@ -16,17 +16,9 @@ func noDump() { unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) }
 // peerIsOwner checks the connecting process's user (SO_PEERCRED): only
 // this user and root get an answer.
 func peerIsOwner(c net.Conn) bool {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return false
-	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return false
-	}
 	okUID := false
-	raw.Control(func(fd uintptr) {
-		cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	withSocketFD(c, func(fd int) {
+		cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 		okUID = err == nil && (int(cred.Uid) == os.Geteuid() || cred.Uid == 0)
 	})
 	return okUID
@@ -35,17 +27,9 @@ func peerIsOwner(c net.Conn) bool {
 // peerPID is the process that listens on the socket c is connected to
 // (SO_PEERCRED on the client side names the listener), 0 if unknown.
 func peerPID(c net.Conn) int {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return 0
-	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return 0
-	}
 	pid := 0
-	raw.Control(func(fd uintptr) {
-		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
+	withSocketFD(c, func(fd int) {
+		if cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
 			pid = int(cred.Pid)
 		}
 	})
