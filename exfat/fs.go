@@ -394,8 +394,8 @@ func (fs *FS) allocate(n, near uint32) ([]run, error) {
 	return fs.bm.allocate(n, near), nil
 }
 
-// release frees a chain's clusters in the bitmap (in memory).
-func (fs *FS) release(ch chain) {
+// freeChain frees a chain's clusters in the bitmap (in memory).
+func (fs *FS) freeChain(ch chain) {
 	for _, r := range ch.runs {
 		fs.bm.setRange(r.first, r.count, false)
 	}

@@ -184,7 +184,7 @@ func (fs *FS) unlink(e *entry) error {
 	if e.isDir() {
 		delete(fs.dirs, e.start)
 	}
-	fs.release(ch)
+	fs.freeChain(ch)
 	return fs.flushBitmap()
 }
 
