@@ -89,7 +89,7 @@ func preexisting(t *testing.T, size int64, cluster int) (*memDev, map[string][]b
 	}
 	// Fill /full's cluster to its last slot, so one more entry grows it.
 	for i := 0; ; i++ {
-		d, _ := fs.resolveDir([]string{"full"})
+		d, _ := fs.dirTree().Dir([]string{"full"})
 		if d.end+3 > d.slots() {
 			break
 		}

@@ -96,7 +96,7 @@ func preexisting(t *testing.T, size int64, typ Type, cluster int) (*memDev, map[
 	// Fill /full's clusters up to the last slot, so one more entry makes it
 	// grow.
 	for i := 0; ; i++ {
-		d, _ := fs.resolveDir([]string{"full"})
+		d, _ := fs.dirTree().Dir([]string{"full"})
 		if d.end+2 > d.slots() {
 			break
 		}

@@ -10,19 +10,10 @@ import (
 // fs.ReadDirFS, fs.StatFS and fs.ReadFileFS), for fs.WalkDir, fs.Glob,
 // http.FS, testing/fstest and the like. Paths follow io/fs rules: no
 // leading slash, "." for the root.
-func (fs *FS) IOFS() iofs.FS { return fatcore.IOFS(fs, fs.statInfo, ErrIsDir) }
-
-// statInfo is Stat with a nil *FileInfo kept out of the interface.
-func (fs *FS) statInfo(name string) (iofs.FileInfo, error) {
-	fi, err := fs.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	return fi, nil
-}
+func (fs *FS) IOFS() iofs.FS { return fatcore.IOFS(fs) }
 
 // ReadFile reads a whole file.
-func (fs *FS) ReadFile(name string) ([]byte, error) { return fatcore.ReadFile(fs, name, ErrIsDir) }
+func (fs *FS) ReadFile(name string) ([]byte, error) { return fatcore.ReadFile(fs, name) }
 
 // WriteFile creates or replaces a file with data. A new file's content
 // appears at once: its directory entry is written only after the data and

@@ -6,25 +6,19 @@ import (
 	"os"
 )
 
-// Tree is the path API of a filesystem package (FS.OpenFile, FS.ReadDir),
-// which its *FS provides as it is.
-type Tree[N, D any] interface {
+// Tree is the path API of a filesystem package (FS.OpenFile, FS.ReadDir,
+// FS.Stat), which its *FS provides as it is. I is its *FileInfo.
+type Tree[N, D any, I iofs.FileInfo] interface {
 	OpenFile(name string, flag int, perm iofs.FileMode) (*File[N, D], error)
 	ReadDir(name string) ([]iofs.DirEntry, error)
+	Stat(name string) (I, error)
 }
 
 // IOFS returns a read-only io/fs view of t (fs.FS, fs.ReadDirFS,
-// fs.StatFS and fs.ReadFileFS). stat is t's Stat with its *FileInfo
-// turned into an fs.FileInfo (nil on error); isDir is t's ErrIsDir.
-func IOFS[N, D any](t Tree[N, D], stat func(string) (iofs.FileInfo, error), isDir error) iofs.FS {
-	return ioFS[N, D]{t: t, stat: stat, isDir: isDir}
-}
+// fs.StatFS and fs.ReadFileFS).
+func IOFS[N, D any, I iofs.FileInfo](t Tree[N, D, I]) iofs.FS { return ioFS[N, D, I]{t} }
 
-type ioFS[N, D any] struct {
-	t     Tree[N, D]
-	stat  func(string) (iofs.FileInfo, error)
-	isDir error
-}
+type ioFS[N, D any, I iofs.FileInfo] struct{ t Tree[N, D, I] }
 
 func validPath(op, name string) error {
 	if !iofs.ValidPath(name) {
@@ -33,41 +27,44 @@ func validPath(op, name string) error {
 	return nil
 }
 
-func (f ioFS[N, D]) Open(name string) (iofs.File, error) {
+func (f ioFS[N, D, I]) Open(name string) (iofs.File, error) {
 	if err := validPath("open", name); err != nil {
 		return nil, err
 	}
 	file, err := f.t.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
-		return nil, err
+		return nil, err // not a nil *File in an interface
 	}
 	return file, nil
 }
 
-func (f ioFS[N, D]) ReadDir(name string) ([]iofs.DirEntry, error) {
+func (f ioFS[N, D, I]) ReadDir(name string) ([]iofs.DirEntry, error) {
 	if err := validPath("readdir", name); err != nil {
 		return nil, err
 	}
 	return f.t.ReadDir(name)
 }
 
-func (f ioFS[N, D]) Stat(name string) (iofs.FileInfo, error) {
+func (f ioFS[N, D, I]) Stat(name string) (iofs.FileInfo, error) {
 	if err := validPath("stat", name); err != nil {
 		return nil, err
 	}
-	return f.stat(name)
+	fi, err := f.t.Stat(name)
+	if err != nil {
+		return nil, err // not a nil *FileInfo in an interface
+	}
+	return fi, nil
 }
 
-func (f ioFS[N, D]) ReadFile(name string) ([]byte, error) {
+func (f ioFS[N, D, I]) ReadFile(name string) ([]byte, error) {
 	if err := validPath("readfile", name); err != nil {
 		return nil, err
 	}
-	return ReadFile(f.t, name, f.isDir)
+	return ReadFile(f.t, name)
 }
 
-// ReadFile reads a whole file of t; isDir is t's ErrIsDir, returned for a
-// directory.
-func ReadFile[N, D any](t Tree[N, D], name string, isDir error) ([]byte, error) {
+// ReadFile reads a whole file of t.
+func ReadFile[N, D any, I iofs.FileInfo](t Tree[N, D, I], name string) ([]byte, error) {
 	f, err := t.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
@@ -78,7 +75,7 @@ func ReadFile[N, D any](t Tree[N, D], name string, isDir error) ([]byte, error) 
 		return nil, err
 	}
 	if fi.IsDir() {
-		return nil, PathErr("read", name, isDir)
+		return nil, PathErr("read", name, f.b.ErrIsDir())
 	}
 	b := make([]byte, fi.Size())
 	n, err := f.ReadAt(b, 0)
@@ -90,7 +87,7 @@ func ReadFile[N, D any](t Tree[N, D], name string, isDir error) ([]byte, error) 
 
 // WriteFile creates or replaces a file of t with data: open with
 // O_TRUNC, one Write, Close (which commits it).
-func WriteFile[N, D any](t Tree[N, D], name string, data []byte, perm iofs.FileMode) error {
+func WriteFile[N, D any, I iofs.FileInfo](t Tree[N, D, I], name string, data []byte, perm iofs.FileMode) error {
 	f, err := t.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err
