@@ -3,8 +3,6 @@ package exfat
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -28,17 +26,7 @@ var propNames = []string{"a", "File.TXT", "long name number", "Привет", "�
 // volumes (500 with -short); EXFAT_PROPERTY_STEPS sets another number for
 // a long run (say 100000), EXFAT_PROPERTY_SEED another seed.
 func TestPropertyRandomOps(t *testing.T) {
-	steps := 2000
-	if testing.Short() {
-		steps = 500
-	}
-	if s := os.Getenv("EXFAT_PROPERTY_STEPS"); s != "" {
-		steps, _ = strconv.Atoi(s)
-	}
-	seed := uint64(1)
-	if s := os.Getenv("EXFAT_PROPERTY_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
+	steps, seed := fattest.PropertySteps(2000, "EXFAT_PROPERTY_STEPS", "EXFAT_PROPERTY_SEED")
 	for _, c := range []struct {
 		size    int64
 		cluster int
@@ -78,28 +66,13 @@ func propertyRun(t *testing.T, size int64, cluster, steps int, seed uint64) {
 func verify(t *testing.T, fs *FS, m *fattest.Model, when string) {
 	t.Helper()
 	fattest.VerifyTree(t, fs, m, when)
+	minDirs := uint32(len(m.Dirs))
 	rep, err := fs.Check(false)
 	if err != nil {
 		t.Fatalf("%s: Check: %v", when, err)
 	}
-	if !rep.Clean() {
-		t.Fatalf("%s: Check found:\n%s", when, rep)
-	}
-	cs := uint32(fs.ClusterSize())
-	var need uint32
-	for _, mf := range m.Files {
-		need += (uint32(len(mf.Data)) + cs - 1) / cs
-	}
-	if rep.FileClusters != need {
-		t.Fatalf("%s: files hold %d clusters, their sizes need %d", when, rep.FileClusters, need)
-	}
-	minDirs := uint32(len(m.Dirs))
-	if rep.DirClusters < minDirs {
-		t.Fatalf("%s: %d directory clusters for %d directories", when, rep.DirClusters, minDirs)
-	}
 	st := fs.Statfs()
-	if used := rep.FileClusters + rep.DirClusters + rep.SystemClusters + rep.OpenClusters; st.FreeClusters != st.TotalClusters-used {
-		t.Fatalf("%s: Statfs says %d free clusters; total %d - files %d - dirs %d - system %d - open removed files %d = %d", when,
-			st.FreeClusters, st.TotalClusters, rep.FileClusters, rep.DirClusters, rep.SystemClusters, rep.OpenClusters, st.TotalClusters-used)
-	}
+	fattest.VerifyUsage(t, m, when, rep.Clean(), rep, fattest.Usage{ClusterSize: fs.ClusterSize(),
+		File: rep.FileClusters, Dir: rep.DirClusters, System: rep.SystemClusters, Open: rep.OpenClusters,
+		Free: st.FreeClusters, Total: st.TotalClusters, MinDirs: minDirs})
 }

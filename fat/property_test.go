@@ -2,8 +2,6 @@ package fat
 
 import (
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/cryptvol/cryptvol/internal/fattest"
@@ -15,22 +13,18 @@ import (
 
 var propNames = []string{"a", "File.TXT", "long name number", "Привет", "日本", "😀x", "x.y.z", "UPPER", "lower.txt", "MiXeD.Md", "n"}
 
+// TestPropertyRandomOps runs 2,500 random operations on each FAT type (500
+// with -short); FAT_PROPERTY_STEPS sets another number for a long run,
+// FAT_PROPERTY_SEED another seed.
 func TestPropertyRandomOps(t *testing.T) {
-	steps := 2500
-	if testing.Short() {
-		steps = 500
-	}
-	seed := uint64(1)
-	if s := os.Getenv("FAT_PROPERTY_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
+	steps, seed := fattest.PropertySteps(2500, "FAT_PROPERTY_STEPS", "FAT_PROPERTY_SEED")
 	for _, c := range []struct {
 		size    int64
 		typ     Type
 		cluster int
 	}{{1 << 20, FAT12, 1024}, {12 << 20, FAT16, 2048}, {40 << 20, FAT32, 512}} {
 		t.Run(c.typ.String(), func(t *testing.T) {
-			t.Logf("seed %d (set FAT_PROPERTY_SEED to repeat another)", seed)
+			t.Logf("seed %d, %d steps (set FAT_PROPERTY_SEED, FAT_PROPERTY_STEPS for others)", seed, steps)
 			propertyRun(t, c.size, c.typ, c.cluster, steps, seed)
 		})
 	}
@@ -60,31 +54,16 @@ func propertyRun(t *testing.T, size int64, typ Type, cluster, steps int, seed ui
 func verify(t *testing.T, fs *FS, m *fattest.Model, when string) {
 	t.Helper()
 	fattest.VerifyTree(t, fs, m, when)
+	minDirs := uint32(len(m.Dirs) - 1) // the root has no cluster
+	if fs.Type() == FAT32 {
+		minDirs++ // but on FAT32 it does
+	}
 	rep, err := fs.Check(false)
 	if err != nil {
 		t.Fatalf("%s: Check: %v", when, err)
 	}
-	if !rep.Clean() {
-		t.Fatalf("%s: Check found:\n%s", when, rep)
-	}
-	cs := uint32(fs.ClusterSize())
-	var need uint32
-	for _, mf := range m.Files {
-		need += (uint32(len(mf.Data)) + cs - 1) / cs
-	}
-	if rep.FileClusters != need {
-		t.Fatalf("%s: files hold %d clusters, their sizes need %d", when, rep.FileClusters, need)
-	}
-	minDirs := uint32(len(m.Dirs) - 1)
-	if fs.Type() == FAT32 {
-		minDirs++
-	}
-	if rep.DirClusters < minDirs {
-		t.Fatalf("%s: %d directory clusters for %d directories", when, rep.DirClusters, minDirs)
-	}
 	st := fs.Statfs()
-	if used := rep.FileClusters + rep.DirClusters + rep.OpenClusters; st.FreeClusters != st.TotalClusters-used {
-		t.Fatalf("%s: Statfs says %d free clusters; total %d - files %d - dirs %d - open removed files %d = %d", when,
-			st.FreeClusters, st.TotalClusters, rep.FileClusters, rep.DirClusters, rep.OpenClusters, st.TotalClusters-used)
-	}
+	fattest.VerifyUsage(t, m, when, rep.Clean(), rep, fattest.Usage{ClusterSize: fs.ClusterSize(),
+		File: rep.FileClusters, Dir: rep.DirClusters, Open: rep.OpenClusters,
+		Free: st.FreeClusters, Total: st.TotalClusters, MinDirs: minDirs})
 }

@@ -466,3 +466,54 @@ func Pattern(seed, n int) []byte {
 	}
 	return b
 }
+
+// Usage is what a package's Check and Statfs say of the clusters.
+type Usage struct {
+	ClusterSize             int
+	File, Dir, System, Open uint32 // Check's counts (System: exFAT's bitmap and up-case table)
+	Free, Total             uint32 // Statfs's
+	MinDirs                 uint32 // the directory clusters m's directories need at least
+}
+
+// VerifyUsage fails t unless Check found nothing (report is what it
+// found), the files hold exactly the clusters their sizes need,
+// the directories at least MinDirs, and Statfs's free clusters are the
+// total minus all that.
+func VerifyUsage(t *testing.T, m *Model, when string, clean bool, report fmt.Stringer, u Usage) {
+	t.Helper()
+	if !clean {
+		t.Fatalf("%s: Check found:\n%s", when, report)
+	}
+	cs := uint32(u.ClusterSize)
+	var need uint32
+	for _, mf := range m.Files {
+		need += (uint32(len(mf.Data)) + cs - 1) / cs
+	}
+	if u.File != need {
+		t.Fatalf("%s: files hold %d clusters, their sizes need %d", when, u.File, need)
+	}
+	if u.Dir < u.MinDirs {
+		t.Fatalf("%s: %d directory clusters for %d directories", when, u.Dir, u.MinDirs)
+	}
+	if used := u.File + u.Dir + u.System + u.Open; u.Free != u.Total-used {
+		t.Fatalf("%s: Statfs says %d free clusters; total %d - files %d - dirs %d - system %d - open removed files %d = %d", when,
+			u.Free, u.Total, u.File, u.Dir, u.System, u.Open, u.Total-used)
+	}
+}
+
+// PropertySteps is how many steps a property run takes: def, 500 with
+// -short, or what the environment variable steps (if set) says; seed is
+// 1 or what the variable seedVar says, to repeat a failing run.
+func PropertySteps(def int, stepsVar, seedVar string) (steps int, seed uint64) {
+	steps, seed = def, 1
+	if testing.Short() {
+		steps = 500
+	}
+	if s := os.Getenv(stepsVar); s != "" {
+		steps, _ = strconv.Atoi(s)
+	}
+	if s := os.Getenv(seedVar); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	return steps, seed
+}
