@@ -97,7 +97,7 @@ func TestFileSemantics(t *testing.T) {
 	if err := fs.Close(); err != nil {
 		t.Fatal(err)
 	}
-	fs = mustOpen(t, m, int64(len(m.data)))
+	fs = mustOpen(t, m, int64(len(m.Data)))
 	if l := fs.Label(); l != "API" {
 		t.Errorf("label %q", l)
 	}
@@ -200,7 +200,7 @@ func TestNoFatChainAndFragmentation(t *testing.T) {
 	b.Close()
 	mustWrite(t, fs, "/contiguous", pattern(7, 10*cs))
 	fs.Close()
-	fs = mustOpen(t, m, int64(len(m.data)))
+	fs = mustOpen(t, m, int64(len(m.Data)))
 	for name, want := range map[string][]byte{"/a": wa, "/b": wb, "/contiguous": pattern(7, 10*cs)} {
 		if got := mustRead(t, fs, name); !bytes.Equal(got, want) {
 			t.Errorf("%s differs", name)
@@ -241,7 +241,7 @@ func TestVolumeDirtyFlag(t *testing.T) {
 	const size = 8 << 20
 	m := newMemDev(t, size)
 	mustFormat(t, m, size, FormatOptions{})
-	flags := func() uint16 { return uint16(m.data[offVolumeFlags]) | uint16(m.data[offVolumeFlags+1])<<8 }
+	flags := func() uint16 { return uint16(m.Data[offVolumeFlags]) | uint16(m.Data[offVolumeFlags+1])<<8 }
 	fs := mustOpen(t, m, size)
 	if fs.Dirty() || flags()&flagVolumeDirty != 0 {
 		t.Fatal("a fresh volume is dirty")
@@ -258,15 +258,15 @@ func TestVolumeDirtyFlag(t *testing.T) {
 	if flags()&flagVolumeDirty != 0 {
 		t.Error("still dirty after Sync")
 	}
-	if p := m.data[offPercentInUse]; p < 40 || p > 60 {
+	if p := m.Data[offPercentInUse]; p < 40 || p > 60 {
 		t.Errorf("PercentInUse %d after filling half the volume", p)
 	}
 	fs.Close()
-	if _, err := parseBootRegion(m.data[:24*512], size); err != nil {
+	if _, err := parseBootRegion(m.Data[:24*512], size); err != nil {
 		t.Fatalf("boot region after use: %v", err)
 	}
 	// A volume found dirty stays so until Check(true).
-	m.data[offVolumeFlags] |= flagVolumeDirty
+	m.Data[offVolumeFlags] |= flagVolumeDirty
 	fs = mustOpen(t, m, size)
 	mustWrite(t, fs, "/g", []byte("g"))
 	fs.Sync()

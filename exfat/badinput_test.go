@@ -96,15 +96,15 @@ func haveTool(name string) bool {
 func TestRepairChecksum(t *testing.T) {
 	d := newDamaged(t)
 	off, _, _ := d.entry(t, "/dir/contiguous.bin")
-	d.m.data[off+2] ^= 0x55 // SetChecksum
+	d.m.Data[off+2] ^= 0x55 // SetChecksum
 	repairs(t, d, true, func(r *CheckReport) bool { return len(r.BadChecksums) == 1 })
 }
 
 func TestRepairNameHash(t *testing.T) {
 	d := newDamaged(t)
 	off, _, _ := d.entry(t, "/ok.txt")
-	d.m.data[off+32+4] ^= 0x01 // NameHash, then the checksum made right again
-	set := d.m.data[off : off+3*32]
+	d.m.Data[off+32+4] ^= 0x01 // NameHash, then the checksum made right again
+	set := d.m.Data[off : off+3*32]
 	binary.LittleEndian.PutUint16(set[2:], entryChecksum(set))
 	repairs(t, d, false, func(r *CheckReport) bool { return len(r.BadChecksums) == 1 })
 }
@@ -115,24 +115,24 @@ func TestRepairBitmap(t *testing.T) {
 	// One cluster of the file marked free, and two free ones marked used.
 	bmOff := fs.g.clusterOffset(fs.bitmapCh.first())
 	i := e.start + 1 - 2
-	d.m.data[bmOff+int64(i/8)] &^= 1 << (i % 8)
+	d.m.Data[bmOff+int64(i/8)] &^= 1 << (i % 8)
 	last := fs.g.clusterCount - 1
-	d.m.data[bmOff+int64(last/8)] |= 1 << (last % 8)
-	d.m.data[bmOff+int64((last-1)/8)] |= 1 << ((last - 1) % 8)
+	d.m.Data[bmOff+int64(last/8)] |= 1 << (last % 8)
+	d.m.Data[bmOff+int64((last-1)/8)] |= 1 << ((last - 1) % 8)
 	repairs(t, d, true, func(r *CheckReport) bool { return len(r.Unmarked) == 1 && r.LostClusters == 2 })
 }
 
 func TestRepairOrphanSecondary(t *testing.T) {
 	d := newDamaged(t)
 	off, _, _ := d.entry(t, "/dir/contiguous.bin")
-	d.m.data[off] &^= entryInUse // the File entry alone is marked unused
+	d.m.Data[off] &^= entryInUse // the File entry alone is marked unused
 	// fsck.exfat -n reports "unknown entry type" for these, and exits 0.
 	repairs(t, d, false, func(r *CheckReport) bool { return r.OrphanEntries == 2 && r.LostClusters == 10 })
 }
 
 func TestRepairBootRegion(t *testing.T) {
 	d := newDamaged(t)
-	d.m.data[offClusterCount] ^= 0xFF // the checksum no longer matches
+	d.m.Data[offClusterCount] ^= 0xFF // the checksum no longer matches
 	fs := mustOpen(t, d.m, d.size)
 	if b := mustRead(t, fs, "/ok.txt"); string(b) != "fine" {
 		t.Error("reading through the backup boot region")
@@ -149,8 +149,8 @@ func TestCrossLinkReported(t *testing.T) {
 	_, c, _ := d.entry(t, "/dir/contiguous.bin")
 	_ = fs
 	// /ok.txt claims the contiguous file's second cluster.
-	binary.LittleEndian.PutUint32(d.m.data[off+32+20:], c.start+1)
-	set := d.m.data[off : off+int64(e.nslots)*32]
+	binary.LittleEndian.PutUint32(d.m.Data[off+32+20:], c.start+1)
+	set := d.m.Data[off : off+int64(e.nslots)*32]
 	binary.LittleEndian.PutUint16(set[2:], entryChecksum(set))
 	fs = mustOpen(t, d.m, d.size)
 	r, err := fs.Check(true)
@@ -167,7 +167,7 @@ func TestLoopingChain(t *testing.T) {
 	}
 	// The file's second cluster links back to its first.
 	second := fs.fat.get(e.start)
-	binary.LittleEndian.PutUint32(d.m.data[fs.g.fatOffset+int64(4*second):], e.start)
+	binary.LittleEndian.PutUint32(d.m.Data[fs.g.fatOffset+int64(4*second):], e.start)
 	fs = mustOpen(t, d.m, d.size)
 	_, err := fs.ReadFile("/dir/fragmented.bin")
 	expectCorrupt(t, "read", err)
@@ -188,7 +188,7 @@ func TestGarbageDirectory(t *testing.T) {
 	_, e, fs := d.entry(t, "/dir")
 	off := fs.g.clusterOffset(e.start)
 	for i := int64(0); i < 512; i += 32 {
-		d.m.data[off+i] = 0x9F // an unknown critical primary entry
+		d.m.Data[off+i] = 0x9F // an unknown critical primary entry
 	}
 	fs = mustOpen(t, d.m, d.size)
 	_, err := fs.ReadDir("/dir")

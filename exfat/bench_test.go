@@ -3,28 +3,13 @@ package exfat
 import (
 	"bytes"
 	"fmt"
+	"github.com/cryptvol/cryptvol/internal/fattest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 )
-
-// plainFile hides *os.File's Sync method, so the exFAT side does no fsync
-// either (the plain-directory and exfat-fuse copies do none).
-type plainFile struct{ f *os.File }
-
-func (p plainFile) ReadAt(b []byte, off int64) (int, error)  { return p.f.ReadAt(b, off) }
-func (p plainFile) WriteAt(b []byte, off int64) (int, error) { return p.f.WriteAt(b, off) }
-
-// smallFiles are 1,000 files of 3 to 10 KB.
-func smallFiles() [][]byte {
-	files := make([][]byte, 1000)
-	for i := range files {
-		files[i] = pattern(i, 3000+(i*7919)%7001)
-	}
-	return files
-}
 
 // benchFuse mounts img with exfat-fuse for a benchmark, or returns "" when
 // that cannot be done here.
@@ -59,7 +44,7 @@ func benchFuse(b *testing.B, img string) (dir string, unmount func()) {
 // write, unmount, mount, read, unmount). It reports the ratios of the
 // times as x-plain-dir and x-exfat-fuse (below 1: faster).
 func BenchmarkSmallFiles(b *testing.B) {
-	files := smallFiles()
+	files := fattest.SmallFiles()
 	var total int64
 	for _, f := range files {
 		total += int64(len(f))
@@ -87,7 +72,7 @@ func BenchmarkSmallFiles(b *testing.B) {
 		b.StartTimer()
 
 		start := time.Now()
-		fs, err := Open(plainFile{img}, size)
+		fs, err := Open(fattest.PlainFile{F: img}, size)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -100,7 +85,7 @@ func BenchmarkSmallFiles(b *testing.B) {
 		if err := fs.Close(); err != nil {
 			b.Fatal(err)
 		}
-		if fs, err = Open(plainFile{img}, size); err != nil {
+		if fs, err = Open(fattest.PlainFile{F: img}, size); err != nil {
 			b.Fatal(err)
 		}
 		for j, data := range files {
@@ -165,102 +150,16 @@ func copyFiles(b *testing.B, dir string, files [][]byte) {
 	}
 }
 
-// preallocated returns an image file whose blocks all exist on the host
-// disk, so the benchmarks measure the filesystem and not the host's block
-// allocation for a sparse file.
-func preallocated(b *testing.B, size int64) *os.File {
-	_, f := image(b, size)
-	zero := make([]byte, 1<<20)
-	for off := int64(0); off < size; off += int64(len(zero)) {
-		if _, err := f.WriteAt(zero, off); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return f
-}
-
 // BenchmarkSequential writes and reads one 64 MiB file in 1 MiB calls on
 // an in-memory device (the filesystem's own cost) and on an image file,
 // with a plain file on the same disk and, where it can be mounted, the
 // same file through exfat-fuse as references.
 func BenchmarkSequential(b *testing.B) {
-	const fileSize = 64 << 20
-	const size = 256 << 20
-	chunk := pattern(1, 1<<20)
-	buf := make([]byte, 1<<20)
-	type dev interface {
-		ReadAt([]byte, int64) (int, error)
-		WriteAt([]byte, int64) (int, error)
-	}
-	for _, name := range []string{"memory", "image-file"} {
-		var d dev
-		if name == "memory" {
-			d = newMemDev(b, size)
-		} else {
-			d = plainFile{preallocated(b, size)}
-		}
-		if err := Format(d, size, FormatOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		fs, err := Open(d, size)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run("write/"+name, func(b *testing.B) {
-			b.SetBytes(fileSize)
-			for i := 0; i < b.N; i++ {
-				f, err := fs.Create("/big.bin")
-				if err != nil {
-					b.Fatal(err)
-				}
-				for off := 0; off < fileSize; off += len(chunk) {
-					if _, err := f.Write(chunk); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := f.Close(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run("read/"+name, func(b *testing.B) {
-			b.SetBytes(fileSize)
-			f, err := fs.Open("/big.bin")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
-			for i := 0; i < b.N; i++ {
-				for off := int64(0); off < fileSize; off += int64(len(buf)) {
-					if _, err := f.ReadAt(buf, off); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-		})
-	}
-	ref := preallocated(b, size)
-	b.Run("write/reference-plain-file", func(b *testing.B) {
-		b.SetBytes(fileSize)
-		for i := 0; i < b.N; i++ {
-			for off := int64(0); off < fileSize; off += int64(len(chunk)) {
-				if _, err := ref.WriteAt(chunk, off); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
+	fattest.BenchSequential(b, "exfat.img", func(b *testing.B, dev fattest.Device) fattest.SeqFS[*File] {
+		mustFormat(b, dev, fattest.SeqVolumeSize, FormatOptions{})
+		return mustOpen(b, dev, fattest.SeqVolumeSize)
 	})
-	b.Run("read/reference-plain-file", func(b *testing.B) {
-		b.SetBytes(fileSize)
-		for i := 0; i < b.N; i++ {
-			for off := int64(0); off < fileSize; off += int64(len(buf)) {
-				if _, err := ref.ReadAt(buf, off); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-	})
-	fuseImg := preallocated(b, size).Name()
+	fuseImg := fattest.Preallocated(b, "exfat.img", fattest.SeqVolumeSize).Name()
 	if exec.Command("mkfs.exfat", fuseImg).Run() != nil {
 		return
 	}
@@ -269,39 +168,7 @@ func BenchmarkSequential(b *testing.B) {
 		return
 	}
 	defer unmount()
-	p := filepath.Join(mnt, "big.bin")
-	b.Run("write/reference-exfat-fuse", func(b *testing.B) {
-		b.SetBytes(fileSize)
-		for i := 0; i < b.N; i++ {
-			f, err := os.Create(p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for off := 0; off < fileSize; off += len(chunk) {
-				if _, err := f.Write(chunk); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if err := f.Close(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("read/reference-exfat-fuse", func(b *testing.B) {
-		b.SetBytes(fileSize)
-		f, err := os.Open(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		for i := 0; i < b.N; i++ {
-			for off := int64(0); off < fileSize; off += int64(len(buf)) {
-				if _, err := f.ReadAt(buf, off); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-	})
+	fattest.BenchFile(b, "reference-exfat-fuse", fattest.SeqFS[*os.File](fattest.Dir(mnt)))
 }
 
 // TestHotPathAllocs checks that reading, and overwriting inside a file,

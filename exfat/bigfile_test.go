@@ -99,7 +99,7 @@ func TestFileOver4GiB(t *testing.T) {
 	}
 	fs.Close()
 	needTools(t, "fsck.exfat")
-	img := dev.save(t)
+	img := dev.Save(t, "exfat.img")
 	fsckClean(t, img)
 	mnt := fuseMount(t, img, true)
 	hf, err := os.Open(filepath.Join(mnt, "big.bin"))

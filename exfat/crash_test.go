@@ -89,7 +89,7 @@ func preexisting(t *testing.T, size int64, cluster int) (*memDev, map[string][]b
 	}
 	// Fill /full's cluster to its last slot, so one more entry grows it.
 	for i := 0; ; i++ {
-		d, _ := fs.resolveDir([]string{"full"})
+		d, _ := fs.dirTree().Dir([]string{"full"})
 		if d.end+3 > d.slots() {
 			break
 		}
@@ -260,7 +260,7 @@ func TestCrashSafety(t *testing.T) {
 		base, pre := preexisting(t, c.size, c.cluster)
 		for _, op := range crashOps() {
 			t.Run(fmt.Sprintf("%d/%s", c.cluster, op.name), func(t *testing.T) {
-				probe := &crashDev{memDev: &memDev{t: t, data: bytes.Clone(base.data)}, limit: 1 << 30}
+				probe := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(base.Data)}, limit: 1 << 30}
 				fs := mustOpen(t, probe, c.size)
 				if err := op.run(fs); err != nil {
 					t.Fatalf("undisturbed run: %v", err)
@@ -272,7 +272,7 @@ func TestCrashSafety(t *testing.T) {
 				states := map[string]int{}
 				fsckStates := map[string]int{}
 				for k := 0; k <= total; k++ {
-					dev := &crashDev{memDev: &memDev{t: t, data: bytes.Clone(base.data)}, limit: k}
+					dev := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(base.Data)}, limit: k}
 					fs := mustOpen(t, dev, c.size)
 					err := op.run(fs)
 					if cerr := fs.Close(); err == nil {
@@ -281,8 +281,8 @@ func TestCrashSafety(t *testing.T) {
 					if k < total && !errors.Is(err, errCrashed) {
 						t.Fatalf("k=%d: operation did not notice the crash: %v", k, err)
 					}
-					crashed := bytes.Clone(dev.data)
-					after := &memDev{t: t, data: dev.data}
+					crashed := bytes.Clone(dev.Data)
+					after := &memDev{T: t, Data: dev.Data}
 					fs2, err := Open(after, c.size)
 					if err != nil {
 						t.Fatalf("k=%d of %d: cannot open after crash: %v", k, total, err)

@@ -113,7 +113,7 @@ func TestFormatMatchesMkfs(t *testing.T) {
 				}
 			}
 			if c.size <= 1<<30 || c.size == 33<<30 {
-				fsckClean(t, m.save(t))
+				fsckClean(t, m.Save(t, "exfat.img"))
 			}
 			t.Logf("%d-byte clusters, %d clusters, FAT at %d (%d bytes), heap at %d", g.clusterSize, g.clusterCount, g.fatOffset, g.fatLength, g.heapOffset)
 		})

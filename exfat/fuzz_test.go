@@ -29,11 +29,11 @@ func fuzzSeed(t testing.TB, cluster int) []byte {
 	f.Write(pattern(1, 3000))
 	f.Close()
 	fs.Close()
-	end := len(m.data)
-	for end > 0 && m.data[end-1] == 0 {
+	end := len(m.Data)
+	for end > 0 && m.Data[end-1] == 0 {
 		end--
 	}
-	return m.data[:end]
+	return m.Data[:end]
 }
 
 // FuzzOpen feeds mutated boot regions, FATs, bitmaps, up-case tables and
@@ -52,7 +52,7 @@ func FuzzOpen(f *testing.F) {
 			data = data[:fuzzDevSize]
 		}
 		m := newMemDev(t, fuzzDevSize)
-		copy(m.data, data)
+		copy(m.Data, data)
 		fs, err := Open(m, fuzzDevSize)
 		if err != nil {
 			if !errors.Is(err, ErrNotExFAT) && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrUnsupported) {

@@ -79,7 +79,7 @@ func (fs *FS) commit(n *node) error {
 	}
 	n.diskClusters = n.ch.n
 	if n.old.n > 0 {
-		fs.release(n.old)
+		fs.freeChain(n.old)
 		n.old = chain{}
 		if err := fs.flushBitmap(); err != nil {
 			return err
@@ -102,9 +102,9 @@ func (fs *FS) hold(n *node) {
 	n.refs++
 }
 
-// drop releases one reference; the last one of a removed file frees its
+// release drops one reference; the last one of a removed file frees its
 // clusters.
-func (fs *FS) drop(n *node) error {
+func (fs *FS) release(n *node) error {
 	n.refs--
 	if n.refs > 0 {
 		return nil
@@ -116,8 +116,8 @@ func (fs *FS) drop(n *node) error {
 	if !n.removed {
 		return nil
 	}
-	fs.release(n.ch)
-	fs.release(n.old)
+	fs.freeChain(n.ch)
+	fs.freeChain(n.old)
 	n.ch, n.old = chain{}, chain{}
 	delete(fs.dirty, n)
 	delete(fs.orphans, n)
@@ -262,9 +262,9 @@ func (fs *FS) truncate(n *node, size int64) error {
 				keep.truncate(n.diskClusters)
 				n.old = keep
 				rest := n.ch.clone()
-				fs.releaseTail(rest, n.diskClusters)
+				fs.freeTail(rest, n.diskClusters)
 			} else {
-				fs.releaseTail(n.ch.clone(), 0) // never referenced from disk
+				fs.freeTail(n.ch.clone(), 0) // never referenced from disk
 			}
 		}
 		n.ch, n.links, n.diskClusters = chain{}, nil, 0
@@ -290,7 +290,7 @@ func (fs *FS) truncate(n *node, size int64) error {
 					return err
 				}
 			}
-			fs.releaseTail(n.ch.clone(), keep)
+			fs.freeTail(n.ch.clone(), keep)
 			n.ch.truncate(keep)
 			n.diskClusters = min(n.diskClusters, keep)
 		}
@@ -302,8 +302,8 @@ func (fs *FS) truncate(n *node, size int64) error {
 	return nil
 }
 
-// releaseTail frees the clusters of ch from index keep on.
-func (fs *FS) releaseTail(ch chain, keep uint32) {
+// freeTail frees the clusters of ch from index keep on.
+func (fs *FS) freeTail(ch chain, keep uint32) {
 	for _, r := range ch.runs {
 		if r.pos+r.count <= keep {
 			continue
@@ -314,4 +314,15 @@ func (fs *FS) releaseTail(ch chain, keep uint32) {
 		}
 		fs.bm.setRange(r.first+skip, r.count-skip, false)
 	}
+}
+
+// readData fills p from n's content at off. Past the valid data length a
+// file reads as zeros (section 7.6.5).
+func (fs *FS) readData(n *node, p []byte, off int64) error {
+	disk := len(p)
+	if valid := int64(n.ent.valid); off+int64(disk) > valid {
+		disk = int(max(0, valid-off))
+		clear(p[disk:])
+	}
+	return fs.readChain(n.ch, p[:disk], off)
 }

@@ -156,7 +156,7 @@ func (fs *FS) rename(oldpath, newpath string) error {
 		}
 	}
 	if replaced.n > 0 {
-		fs.release(replaced)
+		fs.freeChain(replaced)
 		return fs.flushBitmap()
 	}
 	return nil

@@ -218,7 +218,7 @@ func TestRepair(t *testing.T) {
 	mustWrite(t, fs, "/a", pattern(1, 10000))
 	mustWrite(t, fs, "/b", pattern(2, 10000))
 	fs.Close()
-	g, _ := parseBootSector(m.data, size)
+	g, _ := parseBootSector(m.Data, size)
 	// A lost chain of three clusters, only in the first FAT (so the copies
 	// differ too), and a wrong FSInfo count.
 	for c := uint32(1000); c < 1003; c++ {
@@ -226,9 +226,9 @@ func TestRepair(t *testing.T) {
 		if c == 1002 {
 			v = eoc32
 		}
-		binaryPut32(m.data[g.fatOffset+int64(4*c):], v)
+		binaryPut32(m.Data[g.fatOffset+int64(4*c):], v)
 	}
-	binaryPut32(m.data[int64(g.fsInfoSector)*512+488:], 12345)
+	binaryPut32(m.Data[int64(g.fsInfoSector)*512+488:], 12345)
 	fs = mustOpen(t, m, size)
 	r, err := fs.Check(false)
 	if err != nil {

@@ -27,7 +27,7 @@ func badImage(t *testing.T) (*memDev, *geometry, uint32, uint32) {
 	if err := fs.Close(); err != nil {
 		t.Fatal(err)
 	}
-	g, err := parseBootSector(m.data, size)
+	g, err := parseBootSector(m.Data, size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func badImage(t *testing.T) (*memDev, *geometry, uint32, uint32) {
 // setFAT writes a FAT32 entry into every FAT copy.
 func setFAT(m *memDev, g *geometry, c, v uint32) {
 	for i := 0; i < g.numFATs; i++ {
-		binary.LittleEndian.PutUint32(m.data[g.fatCopyOffset(i)+int64(4*c):], v)
+		binary.LittleEndian.PutUint32(m.Data[g.fatCopyOffset(i)+int64(4*c):], v)
 	}
 }
 
@@ -53,7 +53,7 @@ func expectCorrupt(t *testing.T, what string, err error) {
 func TestLoopingChain(t *testing.T) {
 	m, g, start, _ := badImage(t)
 	setFAT(m, g, start+10, start) // the 11th cluster points back to the first
-	fs := mustOpen(t, m, int64(len(m.data)))
+	fs := mustOpen(t, m, int64(len(m.Data)))
 	_, err := fs.ReadFile("/dir/file.bin")
 	expectCorrupt(t, "read", err)
 	_, err = fs.OpenFile("/dir/file.bin", os.O_RDWR, 0)
@@ -71,11 +71,11 @@ func TestLoopingChain(t *testing.T) {
 func TestChainOutOfRange(t *testing.T) {
 	m, g, start, _ := badImage(t)
 	setFAT(m, g, start+3, 0x0FFFFFF0)
-	fs := mustOpen(t, m, int64(len(m.data)))
+	fs := mustOpen(t, m, int64(len(m.Data)))
 	_, err := fs.ReadFile("/dir/file.bin")
 	expectCorrupt(t, "read", err)
 	setFAT(m, g, start+3, 0) // a free cluster in the middle
-	fs = mustOpen(t, m, int64(len(m.data)))
+	fs = mustOpen(t, m, int64(len(m.Data)))
 	_, err = fs.ReadFile("/dir/file.bin")
 	expectCorrupt(t, "read through a free cluster", err)
 }
@@ -85,11 +85,11 @@ func TestSizeLargerThanChain(t *testing.T) {
 	// Find the file's 8.3 slot in /dir and claim 10 MB.
 	off := g.clusterOffset(dirStart)
 	for i := int64(0); i < int64(g.clusterSize); i += 32 {
-		if bytes.HasPrefix(m.data[off+i:], []byte("FILE    BIN")) {
-			binary.LittleEndian.PutUint32(m.data[off+i+28:], 10<<20)
+		if bytes.HasPrefix(m.Data[off+i:], []byte("FILE    BIN")) {
+			binary.LittleEndian.PutUint32(m.Data[off+i+28:], 10<<20)
 		}
 	}
-	fs := mustOpen(t, m, int64(len(m.data)))
+	fs := mustOpen(t, m, int64(len(m.Data)))
 	_, err := fs.ReadFile("/dir/file.bin")
 	expectCorrupt(t, "read", err)
 	r, err := fs.Check(false)
@@ -103,9 +103,9 @@ func TestGarbageDirectory(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	off := g.clusterOffset(dirStart)
 	for i := int64(0); i < int64(g.clusterSize); i++ {
-		m.data[off+i] = byte(r.Uint32()) | 1 // never a 0x00 end marker
+		m.Data[off+i] = byte(r.Uint32()) | 1 // never a 0x00 end marker
 	}
-	fs := mustOpen(t, m, int64(len(m.data)))
+	fs := mustOpen(t, m, int64(len(m.Data)))
 	_, err := fs.ReadDir("/dir")
 	expectCorrupt(t, "readdir", err)
 	expectCorrupt(t, "create in it", fs.WriteFile("/dir/new.txt", []byte("x"), 0o644))
@@ -123,7 +123,7 @@ func TestBadBootSectors(t *testing.T) {
 	const size = 4 << 20
 	m := newMemDev(t, size)
 	mustFormat(t, m, size, FormatOptions{})
-	good := bytes.Clone(m.data[:512])
+	good := bytes.Clone(m.Data[:512])
 	for _, c := range []struct {
 		name  string
 		patch func(b []byte)
@@ -149,17 +149,17 @@ func TestBadBootSectors(t *testing.T) {
 			binary.LittleEndian.PutUint32(b[44:], 0x0FFFFFF0)
 		}},
 	} {
-		b := bytes.Clone(m.data)
+		b := bytes.Clone(m.Data)
 		copy(b, good)
 		c.patch(b)
-		_, err := Open(&memDev{t: t, data: b}, size)
+		_, err := Open(&memDev{T: t, Data: b}, size)
 		if !errors.Is(err, ErrNotFAT) && !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %v, want ErrNotFAT or ErrCorrupt", c.name, err)
 		} else {
 			t.Logf("%s: %v", c.name, err)
 		}
 	}
-	if _, err := Open(&memDev{t: t, data: make([]byte, 100)}, 100); !errors.Is(err, ErrNotFAT) {
+	if _, err := Open(&memDev{T: t, Data: make([]byte, 100)}, 100); !errors.Is(err, ErrNotFAT) {
 		t.Errorf("tiny device: %v", err)
 	}
 	// Random boot sectors over a small formatted volume.
@@ -168,7 +168,7 @@ func TestBadBootSectors(t *testing.T) {
 	mustFormat(t, sm, small, FormatOptions{})
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 2000; i++ {
-		b := bytes.Clone(sm.data)
+		b := bytes.Clone(sm.Data)
 		for j := 0; j < 512; j++ {
 			b[j] = byte(r.Uint32())
 		}
@@ -177,7 +177,7 @@ func TestBadBootSectors(t *testing.T) {
 			binary.LittleEndian.PutUint16(b[11:], 512)
 			b[13] = byte(1 << (i % 8))
 		}
-		if fs, err := Open(&memDev{t: t, data: b}, small); err == nil {
+		if fs, err := Open(&memDev{T: t, Data: b}, small); err == nil {
 			exercise(t, fs)
 		} else if !errors.Is(err, ErrNotFAT) && !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("random boot sector: %v", err)
@@ -226,19 +226,19 @@ func exercise(t testing.TB, fs *FS) {
 // TestDirectoryLoop points a subdirectory's entry back at its parent.
 func TestDirectoryLoop(t *testing.T) {
 	m, g, _, dirStart := badImage(t)
-	fs := mustOpen(t, m, int64(len(m.data)))
+	fs := mustOpen(t, m, int64(len(m.Data)))
 	if err := fs.Mkdir("/dir/sub"); err != nil {
 		t.Fatal(err)
 	}
 	fs.Close()
 	off := g.clusterOffset(dirStart)
 	for i := int64(0); i < int64(g.clusterSize); i += 32 {
-		if bytes.HasPrefix(m.data[off+i:], []byte("SUB        ")) {
-			binary.LittleEndian.PutUint16(m.data[off+i+26:], uint16(dirStart))
-			binary.LittleEndian.PutUint16(m.data[off+i+20:], uint16(dirStart>>16))
+		if bytes.HasPrefix(m.Data[off+i:], []byte("SUB        ")) {
+			binary.LittleEndian.PutUint16(m.Data[off+i+26:], uint16(dirStart))
+			binary.LittleEndian.PutUint16(m.Data[off+i+20:], uint16(dirStart>>16))
 		}
 	}
-	fs = mustOpen(t, m, int64(len(m.data)))
+	fs = mustOpen(t, m, int64(len(m.Data)))
 	_, err := fs.ReadDir("/dir/sub")
 	expectCorrupt(t, "readdir of a loop", err)
 	_, err = fs.ReadDir("/dir/sub/sub/sub")

@@ -3,27 +3,12 @@ package fat
 import (
 	"bytes"
 	"fmt"
+	"github.com/cryptvol/cryptvol/internal/fattest"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 )
-
-// plainFile hides *os.File's Sync method, so the FAT side of the
-// comparison does no fsync either (the plain-directory copy does none).
-type plainFile struct{ f *os.File }
-
-func (p plainFile) ReadAt(b []byte, off int64) (int, error)  { return p.f.ReadAt(b, off) }
-func (p plainFile) WriteAt(b []byte, off int64) (int, error) { return p.f.WriteAt(b, off) }
-
-// smallFiles are 1,000 files of 3 to 10 KB.
-func smallFiles() [][]byte {
-	files := make([][]byte, 1000)
-	for i := range files {
-		files[i] = pattern(i, 3000+(i*7919)%7001)
-	}
-	return files
-}
 
 // BenchmarkSmallFiles writes 1,000 files of 3–10 KB into a FAT volume in an
 // image file on this disk and reads them back (through a fresh Open), and
@@ -31,7 +16,7 @@ func smallFiles() [][]byte {
 // reports the ratio of the two times as "x-plain-dir" (the requirement is
 // at most 3).
 func BenchmarkSmallFiles(b *testing.B) {
-	files := smallFiles()
+	files := fattest.SmallFiles()
 	var total int64
 	for _, f := range files {
 		total += int64(len(f))
@@ -54,7 +39,7 @@ func BenchmarkSmallFiles(b *testing.B) {
 		b.StartTimer()
 
 		start := time.Now()
-		fs, err := Open(plainFile{img}, size)
+		fs, err := Open(fattest.PlainFile{F: img}, size)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -67,7 +52,7 @@ func BenchmarkSmallFiles(b *testing.B) {
 		if err := fs.Close(); err != nil {
 			b.Fatal(err)
 		}
-		fs, err = Open(plainFile{img}, size)
+		fs, err = Open(fattest.PlainFile{F: img}, size)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -101,108 +86,13 @@ func BenchmarkSmallFiles(b *testing.B) {
 	b.ReportMetric(float64(plainTime.Milliseconds())/float64(b.N), "plain-ms/op")
 }
 
-// preallocated returns an image file whose blocks all exist on the host
-// disk, so that the benchmarks measure the filesystem and not the host's
-// block allocation for a sparse file.
-func preallocated(b *testing.B, size int64) *os.File {
-	_, f := image(b, size)
-	zero := make([]byte, 1<<20)
-	for off := int64(0); off < size; off += int64(len(zero)) {
-		if _, err := f.WriteAt(zero, off); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return f
-}
-
 // BenchmarkSequential writes and reads one 64 MiB file in 1 MiB calls, on
 // an in-memory device (the filesystem's own cost) and on an image file,
 // with a plain file on the same disk as the reference.
 func BenchmarkSequential(b *testing.B) {
-	const fileSize = 64 << 20
-	const size = 256 << 20
-	chunk := pattern(1, 1<<20)
-	buf := make([]byte, 1<<20)
-	devs := map[string]func(b *testing.B) interface {
-		ReadAt([]byte, int64) (int, error)
-		WriteAt([]byte, int64) (int, error)
-	}{
-		"memory": func(b *testing.B) interface {
-			ReadAt([]byte, int64) (int, error)
-			WriteAt([]byte, int64) (int, error)
-		} {
-			return newMemDev(b, size)
-		},
-		"image-file": func(b *testing.B) interface {
-			ReadAt([]byte, int64) (int, error)
-			WriteAt([]byte, int64) (int, error)
-		} {
-			return plainFile{preallocated(b, size)}
-		},
-	}
-	for _, name := range []string{"memory", "image-file"} {
-		mk := devs[name]
-		dev := mk(b)
-		if err := Format(dev, size, FormatOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		fs, err := Open(dev, size)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run("write/"+name, func(b *testing.B) {
-			b.SetBytes(fileSize)
-			for i := 0; i < b.N; i++ {
-				f, err := fs.Create("/big.bin")
-				if err != nil {
-					b.Fatal(err)
-				}
-				for off := 0; off < fileSize; off += len(chunk) {
-					if _, err := f.Write(chunk); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := f.Close(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run("read/"+name, func(b *testing.B) {
-			b.SetBytes(fileSize)
-			f, err := fs.Open("/big.bin")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
-			for i := 0; i < b.N; i++ {
-				for off := int64(0); off < fileSize; off += int64(len(buf)) {
-					if _, err := f.ReadAt(buf, off); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-		})
-	}
-	ref := preallocated(b, size)
-	b.Run("write/reference-plain-file", func(b *testing.B) {
-		b.SetBytes(fileSize)
-		for i := 0; i < b.N; i++ {
-			for off := int64(0); off < fileSize; off += int64(len(chunk)) {
-				if _, err := ref.WriteAt(chunk, off); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-	})
-	b.Run("read/reference-plain-file", func(b *testing.B) {
-		b.SetBytes(fileSize)
-		for i := 0; i < b.N; i++ {
-			for off := int64(0); off < fileSize; off += int64(len(buf)) {
-				if _, err := ref.ReadAt(buf, off); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
+	fattest.BenchSequential(b, "fat.img", func(b *testing.B, dev fattest.Device) fattest.SeqFS[*File] {
+		mustFormat(b, dev, fattest.SeqVolumeSize, FormatOptions{})
+		return mustOpen(b, dev, fattest.SeqVolumeSize)
 	})
 }
 

@@ -96,7 +96,7 @@ func preexisting(t *testing.T, size int64, typ Type, cluster int) (*memDev, map[
 	// Fill /full's clusters up to the last slot, so one more entry makes it
 	// grow.
 	for i := 0; ; i++ {
-		d, _ := fs.resolveDir([]string{"full"})
+		d, _ := fs.dirTree().Dir([]string{"full"})
 		if d.end+2 > d.slots() {
 			break
 		}
@@ -302,7 +302,7 @@ func TestCrashSafety(t *testing.T) {
 		for _, op := range crashOps() {
 			t.Run(c.typ.String()+"/"+op.name, func(t *testing.T) {
 				// Count the writes of an undisturbed run.
-				probe := &crashDev{memDev: &memDev{t: t, data: bytes.Clone(base.data)}, limit: 1 << 30}
+				probe := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(base.Data)}, limit: 1 << 30}
 				fs := mustOpen(t, probe, c.size)
 				if err := op.run(fs); err != nil {
 					t.Fatalf("undisturbed run: %v", err)
@@ -321,7 +321,7 @@ func TestCrashSafety(t *testing.T) {
 					if k%step != 0 && k != total {
 						continue
 					}
-					dev := &crashDev{memDev: &memDev{t: t, data: bytes.Clone(base.data)}, limit: k}
+					dev := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(base.Data)}, limit: k}
 					fs := mustOpen(t, dev, c.size)
 					err := op.run(fs)
 					if cerr := fs.Close(); err == nil {
@@ -330,25 +330,25 @@ func TestCrashSafety(t *testing.T) {
 					if k < total && !errors.Is(err, errCrashed) {
 						t.Fatalf("k=%d: operation did not notice the crash: %v", k, err)
 					}
-					crashed := dev.data
+					crashed := dev.Data
 					states[crashedState(t, k, total, op, crashed, c.size, pre, haveFsck)]++
 
 					// The next ordinary command, and the state it leaves.
 					after := bytes.Clone(crashed)
 					fillAll := *crashLong || c.typ == FAT12 || c.typ == FAT16 && !testing.Short()
-					fill := nextCommand(t, &memDev{t: t, data: after}, c.size, 1<<30, fillAll)
+					fill := nextCommand(t, &memDev{T: t, Data: after}, c.size, 1<<30, fillAll)
 					checkRecovered(t, fmt.Sprintf("k=%d", k), op, after, c.size, pre, fill, haveFsck)
 					if !nested || t.Failed() {
 						continue
 					}
 					// A crash during that command (its recovery included),
 					// then the command once more.
-					probe := &crashDev{memDev: &memDev{t: t, data: bytes.Clone(crashed)}, limit: 1 << 30}
+					probe := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(crashed)}, limit: 1 << 30}
 					nextCommand(t, probe, c.size, 1<<30, fillAll)
 					for j := 0; j < probe.writes; j++ {
 						twice := bytes.Clone(crashed)
-						nextCommand(t, &crashDev{memDev: &memDev{t: t, data: twice}, limit: j}, c.size, j, fillAll)
-						fill := nextCommand(t, &memDev{t: t, data: twice}, c.size, 1<<30, fillAll)
+						nextCommand(t, &crashDev{memDev: &memDev{T: t, Data: twice}, limit: j}, c.size, j, fillAll)
+						fill := nextCommand(t, &memDev{T: t, Data: twice}, c.size, 1<<30, fillAll)
 						// (fsck.fat here only with -fat.crashlong: Check stands guard.)
 						checkRecovered(t, fmt.Sprintf("k=%d, recovery crashed at j=%d", k, j), op, twice, c.size, pre, fill, haveFsck && *crashLong)
 						recoveries++
@@ -364,7 +364,7 @@ func TestCrashSafety(t *testing.T) {
 // (a writable Open would recover it), and names what Check found.
 func crashedState(t *testing.T, k, total int, op crashOp, img []byte, size int64, pre map[string][]byte, haveFsck bool) string {
 	t.Helper()
-	fs, err := OpenWithOptions(&memDev{t: t, data: img}, size, Options{ReadOnly: true})
+	fs, err := OpenWithOptions(&memDev{T: t, Data: img}, size, Options{ReadOnly: true})
 	if err != nil {
 		t.Fatalf("k=%d of %d: cannot open after crash: %v", k, total, err)
 	}
@@ -444,7 +444,7 @@ var fillPattern []byte
 // checkRecovered checks the volume after the next command.
 func checkRecovered(t *testing.T, what string, op crashOp, img []byte, size int64, pre map[string][]byte, fill []byte, haveFsck bool) {
 	t.Helper()
-	fs, err := OpenWithOptions(&memDev{t: t, data: img}, size, Options{ReadOnly: true})
+	fs, err := OpenWithOptions(&memDev{T: t, Data: img}, size, Options{ReadOnly: true})
 	if err != nil {
 		t.Fatalf("%s: cannot open after the next command: %v", what, err)
 	}

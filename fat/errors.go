@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // Sentinel errors. Every error the package returns wraps one of these (or one
@@ -62,9 +64,4 @@ func corruptf(format string, args ...any) error {
 }
 
 // pathErr wraps err in an *fs.PathError, the form os and io/fs use.
-func pathErr(op, path string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &fs.PathError{Op: op, Path: path, Err: err}
-}
+var pathErr = fatcore.PathErr

@@ -124,7 +124,7 @@ func TestFormatMatchesMkfs(t *testing.T) {
 				t.Errorf("label entry differs: %x want %x", got[root:root+12], ref[root:root+12])
 			}
 			if c.size == 300<<10 || c.size == 10<<20 || c.size == 100<<20 || c.size == 1<<30 {
-				fsckClean(t, m.save(t))
+				fsckClean(t, m.Save(t, "fat.img"))
 			}
 			t.Logf("%v, %d-byte clusters, %d clusters", g.typ, g.clusterSize, g.clusterCount)
 		})

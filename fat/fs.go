@@ -3,9 +3,8 @@ package fat
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 	"io"
-	"path"
-	"strings"
 	"sync"
 	"time"
 )
@@ -369,48 +368,15 @@ func (fs *FS) openDir(parent *dirCache, e *entry) (*dirCache, error) {
 	return d, nil
 }
 
-// splitPath cleans name (with or without a leading slash) into components;
-// the root is an empty list.
-func splitPath(name string) []string {
-	clean := path.Clean("/" + name)
-	if clean == "/" {
-		return nil
-	}
-	return strings.Split(clean[1:], "/")
-}
-
-// resolveDir walks the components to a directory.
-func (fs *FS) resolveDir(parts []string) (*dirCache, error) {
-	d := fs.root
-	for _, p := range parts {
-		e := d.lookup(p)
-		if e == nil {
-			return nil, errNotExist
-		}
-		if !e.isDir() {
-			return nil, ErrNotDir
-		}
-		var err error
-		if d, err = fs.openDir(d, e); err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
+// dirTree is how the shared path code walks this package's directories.
+func (fs *FS) dirTree() fatcore.Dirs[*dirCache, *entry] {
+	return fatcore.Dirs[*dirCache, *entry]{Root: fs.root, Lookup: (*dirCache).lookup, IsDir: (*entry).isDir, Open: fs.openDir, NotDir: ErrNotDir}
 }
 
 // resolve returns the parent directory of name and its entry (nil when the
 // last component does not exist, or when name is the root).
 func (fs *FS) resolve(name string) (parent *dirCache, e *entry, base string, err error) {
-	parts := splitPath(name)
-	if len(parts) == 0 {
-		return nil, nil, "", nil
-	}
-	parent, err = fs.resolveDir(parts[:len(parts)-1])
-	if err != nil {
-		return nil, nil, "", err
-	}
-	base = parts[len(parts)-1]
-	return parent, parent.lookup(base), base, nil
+	return fs.dirTree().Resolve(name)
 }
 
 // Type returns FAT12, FAT16 or FAT32.

@@ -23,7 +23,7 @@ func fuzzSeed(t testing.TB, typ Type, cluster int) []byte {
 	mustWrite(t, fs, "/a dir/long name 😀.bin", pattern(1, 3000))
 	mustWrite(t, fs, "/a dir/Подкаталог/x", pattern(2, 700))
 	fs.Close()
-	return m.data[:64<<10]
+	return m.Data[:64<<10]
 }
 
 // FuzzOpen feeds mutated boot sectors, FATs and directories to Open and
@@ -46,7 +46,7 @@ func FuzzOpen(f *testing.F) {
 			data = data[:fuzzDevSize]
 		}
 		m := newMemDev(t, fuzzDevSize)
-		copy(m.data, data)
+		copy(m.Data, data)
 		fs, err := Open(m, fuzzDevSize)
 		if err != nil {
 			if !errors.Is(err, ErrNotFAT) && !errors.Is(err, ErrCorrupt) {

@@ -3,6 +3,7 @@ package fat
 import (
 	"errors"
 	"fmt"
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 	iofs "io/fs"
 	"sort"
 	"time"
@@ -37,7 +38,7 @@ func (fs *FS) ReadDir(name string) ([]iofs.DirEntry, error) {
 	if fs.closed {
 		return nil, pathErr("readdir", name, errClosed)
 	}
-	d, err := fs.resolveDir(splitPath(name))
+	d, err := fs.dirTree().Dir(fatcore.SplitPath(name))
 	if err != nil {
 		return nil, pathErr("readdir", name, err)
 	}
@@ -108,34 +109,7 @@ func (fs *FS) mkdir(name string) error {
 }
 
 // MkdirAll creates a directory and any missing parents.
-func (fs *FS) MkdirAll(name string) error {
-	parts := splitPath(name)
-	for i := 1; i <= len(parts); i++ {
-		p := "/" + joinPath(parts[:i])
-		fi, err := fs.Stat(p)
-		if err == nil {
-			if !fi.IsDir() {
-				return pathErr("mkdir", p, ErrNotDir)
-			}
-			continue
-		}
-		if err := fs.Mkdir(p); err != nil && !errors.Is(err, errExist) {
-			return err
-		}
-	}
-	return nil
-}
-
-func joinPath(parts []string) string {
-	s := ""
-	for i, p := range parts {
-		if i > 0 {
-			s += "/"
-		}
-		s += p
-	}
-	return s
-}
+func (fs *FS) MkdirAll(name string) error { return fatcore.MkdirAll(fs, name, ErrNotDir) }
 
 // Remove removes a file or an empty directory. The directory entry is
 // erased first, then the clusters are freed, so a crash in between leaves
@@ -221,23 +195,7 @@ func (fs *FS) unlink(e *entry) error {
 func (fs *FS) RemoveAll(name string) error {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	if err := fs.writable(); err != nil {
-		return pathErr("removeall", name, err)
-	}
-	parent, e, _, err := fs.resolve(name)
-	if errors.Is(err, errNotExist) {
-		return nil
-	}
-	if err != nil {
-		return pathErr("removeall", name, err)
-	}
-	if parent == nil {
-		return pathErr("removeall", name, fmt.Errorf("%w: cannot remove the root directory", errInvalid))
-	}
-	if e == nil {
-		return nil
-	}
-	return pathErr("removeall", name, fs.removeTree(parent, e))
+	return fatcore.RemoveAll(name, fs.writable, fs.resolve, fs.removeTree)
 }
 
 func (fs *FS) removeTree(parent *dirCache, e *entry) error {

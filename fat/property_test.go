@@ -1,440 +1,69 @@
 package fat
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/cryptvol/cryptvol/internal/fattest"
 )
 
-// The property test runs thousands of random operations against the
-// filesystem and against a model (a map of paths to contents), checking
-// after every few steps that every file reads back exactly, every
-// directory lists exactly its children, Check finds nothing, and the free
-// space is the total minus what the files' sizes need minus what the
-// directories hold. At the end fsck.fat -n must accept the image.
-
-type mfile struct{ data []byte }
-
-type model struct {
-	files map[string]*mfile // path -> file
-	dirs  map[string]bool   // directories, "/" included
-}
-
-type handle struct {
-	f  *File
-	mf *mfile
-}
-
-func (m *model) children(dir string) []string {
-	var out []string
-	for p := range m.files {
-		if path.Dir(p) == dir {
-			out = append(out, path.Base(p))
-		}
-	}
-	for p := range m.dirs {
-		if p != "/" && path.Dir(p) == dir {
-			out = append(out, path.Base(p))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (m *model) randomDir(r *rand.Rand) string {
-	ds := make([]string, 0, len(m.dirs))
-	for d := range m.dirs {
-		ds = append(ds, d)
-	}
-	sort.Strings(ds)
-	return ds[r.IntN(len(ds))]
-}
-
-func (m *model) randomFile(r *rand.Rand) string {
-	if len(m.files) == 0 {
-		return ""
-	}
-	fs := make([]string, 0, len(m.files))
-	for p := range m.files {
-		fs = append(fs, p)
-	}
-	sort.Strings(fs)
-	return fs[r.IntN(len(fs))]
-}
-
-// exists reports whether any name in dir equals name ignoring case.
-func (m *model) exists(p string) (string, bool) {
-	dir, base := path.Dir(p), foldName(path.Base(p))
-	for _, c := range m.children(dir) {
-		if foldName(c) == base {
-			return path.Join(dir, c), true
-		}
-	}
-	return "", false
-}
+// The property test (fattest.Property) runs thousands of random
+// operations against the filesystem and a model; here are FAT's names,
+// case folding and checks. At the end fsck.fat -n must accept the image.
 
 var propNames = []string{"a", "File.TXT", "long name number", "Привет", "日本", "😀x", "x.y.z", "UPPER", "lower.txt", "MiXeD.Md", "n"}
 
-func randomName(r *rand.Rand) string {
-	n := propNames[r.IntN(len(propNames))]
-	if r.IntN(3) > 0 {
-		n += strconv.Itoa(r.IntN(40))
-	}
-	return n
-}
-
+// TestPropertyRandomOps runs 2,500 random operations on each FAT type (500
+// with -short); FAT_PROPERTY_STEPS sets another number for a long run,
+// FAT_PROPERTY_SEED another seed.
 func TestPropertyRandomOps(t *testing.T) {
-	steps := 2500
-	if testing.Short() {
-		steps = 500
-	}
-	seed := uint64(1)
-	if s := os.Getenv("FAT_PROPERTY_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
+	steps, seed := fattest.PropertySteps(2500, "FAT_PROPERTY_STEPS", "FAT_PROPERTY_SEED")
 	for _, c := range []struct {
 		size    int64
 		typ     Type
 		cluster int
 	}{{1 << 20, FAT12, 1024}, {12 << 20, FAT16, 2048}, {40 << 20, FAT32, 512}} {
 		t.Run(c.typ.String(), func(t *testing.T) {
-			t.Logf("seed %d (set FAT_PROPERTY_SEED to repeat another)", seed)
+			t.Logf("seed %d, %d steps (set FAT_PROPERTY_SEED, FAT_PROPERTY_STEPS for others)", seed, steps)
 			propertyRun(t, c.size, c.typ, c.cluster, steps, seed)
 		})
 	}
 }
 
 func propertyRun(t *testing.T, size int64, typ Type, cluster, steps int, seed uint64) {
-	r := rand.New(rand.NewPCG(seed, uint64(typ)))
 	dev := newMemDev(t, size)
 	mustFormat(t, dev, size, FormatOptions{Type: typ, ClusterSize: cluster})
-	fs := mustOpen(t, dev, size)
-	m := &model{files: map[string]*mfile{}, dirs: map[string]bool{"/": true}}
-	var handles []handle
-	noSpace := 0
-	maxSize := int(size / 12)
-
-	for step := 0; step < steps; step++ {
-		op := r.IntN(100)
-		desc := ""
-		var err error
-		switch {
-		case op < 18: // create or replace a whole file
-			p := path.Join(m.randomDir(r), randomName(r))
-			if old, ok := m.exists(p); ok {
-				if m.dirs[old] {
-					continue
-				}
-				p = old
-			}
-			data := pattern(step, r.IntN(maxSize))
-			desc = fmt.Sprintf("write %s (%d bytes)", p, len(data))
-			err = fs.WriteFile(p, data, 0o644)
-			switch {
-			case err == nil:
-				setFile(m, p, data)
-			case errors.Is(err, ErrNoSpace):
-				// The file exists, truncated, unless there was no room for
-				// its entry at all.
-				if _, serr := fs.Stat(p); serr == nil {
-					setFile(m, p, nil)
-				}
-			}
-		case op < 32: // write at a random offset
-			p := m.randomFile(r)
-			if p == "" {
-				continue
-			}
-			mf := m.files[p]
-			off := r.IntN(len(mf.data) + 3000)
-			data := pattern(step, r.IntN(maxSize/4+1))
-			desc = fmt.Sprintf("writeat %s %d+%d", p, off, len(data))
-			var f *File
-			f, err = fs.OpenFile(p, os.O_RDWR, 0)
-			if err == nil {
-				_, err = f.WriteAt(data, int64(off))
-				if err == nil {
-					writeModel(mf, data, off)
-				}
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-			}
-		case op < 40: // truncate
-			p := m.randomFile(r)
-			if p == "" {
-				continue
-			}
-			mf := m.files[p]
-			n := r.IntN(len(mf.data) + 5000)
-			if r.IntN(4) == 0 {
-				n = 0
-			}
-			desc = fmt.Sprintf("truncate %s %d", p, n)
-			var f *File
-			f, err = fs.OpenFile(p, os.O_RDWR, 0)
-			if err == nil {
-				err = f.Truncate(int64(n))
-				if err == nil {
-					resize(mf, n)
-				}
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-			}
-		case op < 50: // remove a file
-			p := m.randomFile(r)
-			if p == "" {
-				continue
-			}
-			desc = "remove " + p
-			if err = fs.Remove(p); err == nil {
-				delete(m.files, p)
-			}
-		case op < 60: // rename a file, sometimes over another
-			p := m.randomFile(r)
-			if p == "" {
-				continue
-			}
-			q := path.Join(m.randomDir(r), randomName(r))
-			if r.IntN(3) == 0 {
-				if o := m.randomFile(r); o != "" {
-					q = o
-				}
-			}
-			if old, ok := m.exists(q); ok {
-				if m.dirs[old] {
-					continue
-				}
-				if old != p {
-					q = old
-				} else if strings.EqualFold(q, p) {
-					// a change of case only
-				}
-			}
-			desc = fmt.Sprintf("rename %s -> %s", p, q)
-			if err = fs.Rename(p, q); err == nil {
-				mf := m.files[p]
-				delete(m.files, p)
-				if old, ok := m.exists(q); ok {
-					delete(m.files, old)
-				}
-				m.files[q] = mf
-			}
-		case op < 68: // mkdir
-			p := path.Join(m.randomDir(r), randomName(r))
-			if _, ok := m.exists(p); ok || strings.Count(p, "/") > 4 {
-				continue
-			}
-			desc = "mkdir " + p
-			if err = fs.Mkdir(p); err == nil {
-				m.dirs[p] = true
-			}
-		case op < 73: // remove a directory (empty or not)
-			p := m.randomDir(r)
-			if p == "/" {
-				continue
-			}
-			if len(m.children(p)) == 0 || r.IntN(4) == 0 {
-				desc = "removeall " + p
-				if err = fs.RemoveAll(p); err == nil {
-					for f := range m.files {
-						if strings.HasPrefix(f, p+"/") {
-							delete(m.files, f)
-						}
-					}
-					for d := range m.dirs {
-						if d == p || strings.HasPrefix(d, p+"/") {
-							delete(m.dirs, d)
-						}
-					}
-				}
-			} else {
-				desc = "remove non-empty " + p
-				if err = fs.Remove(p); !errors.Is(err, ErrNotEmpty) {
-					t.Fatalf("step %d: %s: %v, want ErrNotEmpty", step, desc, err)
-				}
-				err = nil
-			}
-		case op < 78: // rename a directory
-			p := m.randomDir(r)
-			q := path.Join(m.randomDir(r), randomName(r))
-			if p == "/" || q == p || strings.HasPrefix(q, p+"/") {
-				continue
-			}
-			if _, ok := m.exists(q); ok {
-				continue
-			}
-			desc = fmt.Sprintf("rename dir %s -> %s", p, q)
-			if err = fs.Rename(p, q); err == nil {
-				moveTree(m, p, q)
-			}
-		case op < 86: // open a long-lived handle
-			p := m.randomFile(r)
-			if p == "" || len(handles) >= 4 {
-				continue
-			}
-			desc = "open " + p
-			var f *File
-			if f, err = fs.OpenFile(p, os.O_RDWR, 0); err == nil {
-				handles = append(handles, handle{f, m.files[p]})
-			}
-		case op < 96: // write or truncate through a handle (its file may be renamed or removed)
-			if len(handles) == 0 {
-				continue
-			}
-			h := handles[r.IntN(len(handles))]
-			if r.IntN(4) == 0 {
-				n := r.IntN(len(h.mf.data) + 2000)
-				desc = fmt.Sprintf("handle truncate %d", n)
-				if err = h.f.Truncate(int64(n)); err == nil {
-					resize(h.mf, n)
-				}
-			} else {
-				off := r.IntN(len(h.mf.data) + 2000)
-				data := pattern(step, r.IntN(maxSize/4+1))
-				desc = fmt.Sprintf("handle writeat %d+%d", off, len(data))
-				if _, err = h.f.WriteAt(data, int64(off)); err == nil {
-					writeModel(h.mf, data, off)
-				}
-			}
-			if err == nil {
-				got := make([]byte, len(h.mf.data))
-				if n, rerr := h.f.ReadAt(got, 0); (rerr != nil && len(got) > 0) || n != len(got) || !bytes.Equal(got, h.mf.data) {
-					t.Fatalf("step %d: %s: handle reads back wrong data (n=%d err=%v)", step, desc, n, rerr)
-				}
-			}
-		default: // close a handle
-			if len(handles) == 0 {
-				continue
-			}
-			i := r.IntN(len(handles))
-			desc = "close handle"
-			err = handles[i].f.Close()
-			handles = append(handles[:i], handles[i+1:]...)
-		}
-		if errors.Is(err, ErrNoSpace) {
-			noSpace++
-			err = nil
-		}
-		if err != nil {
-			t.Fatalf("step %d: %s: %v", step, desc, err)
-		}
-		if step%50 == 49 || step == steps-1 {
-			verify(t, fs, m, fmt.Sprintf("after step %d (%s)", step, desc))
-		}
+	run := fattest.Property[*FS, *File, *FileInfo]{
+		FS: mustOpen(t, dev, size), Rand: rand.New(rand.NewPCG(seed, uint64(typ))),
+		Steps: steps, MaxSize: int(size / 12), Names: propNames, Fold: foldName,
+		NoSpace: ErrNoSpace, NotEmpty: ErrNotEmpty, Verify: verify,
 	}
-	for _, h := range handles {
-		if err := h.f.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	verify(t, fs, m, "at the end")
-	if err := fs.Close(); err != nil {
+	m, noSpace := run.Run(t)
+	if err := run.FS.Close(); err != nil {
 		t.Fatal(err)
 	}
 	// A fresh Open sees the same tree.
 	verify(t, mustOpen(t, dev, size), m, "after reopening")
-	t.Logf("%d files, %d directories at the end; %d operations hit a full volume", len(m.files), len(m.dirs), noSpace)
+	t.Logf("%d files, %d directories at the end; %d operations hit a full volume", len(m.Files), len(m.Dirs), noSpace)
 	needTools(t, "fsck.fat")
 	fsckClean(t, saveImage(t, dev))
 }
 
-func setFile(m *model, p string, data []byte) {
-	if mf, ok := m.files[p]; ok {
-		mf.data = append(mf.data[:0:0], data...)
-		return
-	}
-	m.files[p] = &mfile{data: append([]byte(nil), data...)}
-}
-
-func writeModel(mf *mfile, data []byte, off int) {
-	if end := off + len(data); end > len(mf.data) {
-		resize(mf, end)
-	}
-	copy(mf.data[off:], data)
-}
-
-func resize(mf *mfile, n int) {
-	if n <= len(mf.data) {
-		mf.data = mf.data[:n]
-		return
-	}
-	mf.data = append(mf.data, make([]byte, n-len(mf.data))...)
-}
-
-func moveTree(m *model, from, to string) {
-	for f, mf := range m.files {
-		if strings.HasPrefix(f, from+"/") {
-			delete(m.files, f)
-			m.files[to+f[len(from):]] = mf
-		}
-	}
-	for d := range m.dirs {
-		if d == from || strings.HasPrefix(d, from+"/") {
-			delete(m.dirs, d)
-			m.dirs[to+d[len(from):]] = true
-		}
-	}
-}
-
-// verify compares the filesystem with the model.
-func verify(t *testing.T, fs *FS, m *model, when string) {
+// verify compares the filesystem with the model: contents, listings,
+// Check, and free space against what the files and directories hold.
+func verify(t *testing.T, fs *FS, m *fattest.Model, when string) {
 	t.Helper()
-	for p, mf := range m.files {
-		got, err := fs.ReadFile(p)
-		if err != nil {
-			t.Fatalf("%s: read %s: %v", when, p, err)
-		}
-		if !bytes.Equal(got, mf.data) {
-			t.Fatalf("%s: %s has %d bytes, model %d (or content differs)", when, p, len(got), len(mf.data))
-		}
-	}
-	for d := range m.dirs {
-		ents, err := fs.ReadDir(d)
-		if err != nil {
-			t.Fatalf("%s: readdir %s: %v", when, d, err)
-		}
-		var names []string
-		for _, e := range ents {
-			names = append(names, e.Name())
-		}
-		if want := m.children(d); strings.Join(names, "|") != strings.Join(want, "|") {
-			t.Fatalf("%s: %s lists\n%q\nwant\n%q", when, d, names, want)
-		}
+	fattest.VerifyTree(t, fs, m, when)
+	minDirs := uint32(len(m.Dirs) - 1) // the root has no cluster
+	if fs.Type() == FAT32 {
+		minDirs++ // but on FAT32 it does
 	}
 	rep, err := fs.Check(false)
 	if err != nil {
 		t.Fatalf("%s: Check: %v", when, err)
 	}
-	if !rep.Clean() {
-		t.Fatalf("%s: Check found:\n%s", when, rep)
-	}
-	cs := uint32(fs.ClusterSize())
-	var need uint32
-	for _, mf := range m.files {
-		need += (uint32(len(mf.data)) + cs - 1) / cs
-	}
-	if rep.FileClusters != need {
-		t.Fatalf("%s: files hold %d clusters, their sizes need %d", when, rep.FileClusters, need)
-	}
-	minDirs := uint32(len(m.dirs) - 1)
-	if fs.Type() == FAT32 {
-		minDirs++
-	}
-	if rep.DirClusters < minDirs {
-		t.Fatalf("%s: %d directory clusters for %d directories", when, rep.DirClusters, minDirs)
-	}
 	st := fs.Statfs()
-	if used := rep.FileClusters + rep.DirClusters + rep.OpenClusters; st.FreeClusters != st.TotalClusters-used {
-		t.Fatalf("%s: Statfs says %d free clusters; total %d - files %d - dirs %d - open removed files %d = %d", when,
-			st.FreeClusters, st.TotalClusters, rep.FileClusters, rep.DirClusters, rep.OpenClusters, st.TotalClusters-used)
-	}
+	fattest.VerifyUsage(t, m, when, rep.Clean(), rep, fattest.Usage{ClusterSize: fs.ClusterSize(),
+		File: rep.FileClusters, Dir: rep.DirClusters, Open: rep.OpenClusters,
+		Free: st.FreeClusters, Total: st.TotalClusters, MinDirs: minDirs})
 }

@@ -50,12 +50,12 @@ func setSlotStart(b []byte, off int64, c uint32) {
 // setFATAll writes FAT entry c = v into every FAT copy, for any FAT type.
 func setFATAll(t *testing.T, m *memDev, size int64, c, v uint32) {
 	t.Helper()
-	g, err := parseBootSector(m.data, size)
+	g, err := parseBootSector(m.Data, size)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < g.numFATs; i++ {
-		raw := m.data[g.fatCopyOffset(i) : g.fatCopyOffset(i)+g.fatSectors*int64(g.bytesPerSector)]
+		raw := m.Data[g.fatCopyOffset(i) : g.fatCopyOffset(i)+g.fatSectors*int64(g.bytesPerSector)]
 		tab := &fatTable{typ: g.typ, raw: raw, count: g.clusterCount + 2, sectorSize: g.bytesPerSector,
 			dirty: make([]uint64, len(raw)/g.bytesPerSector/64+1)}
 		tab.set(c, v)
@@ -111,7 +111,7 @@ func staleTwin(t *testing.T, size int64, typ Type, cluster int) (*memDev, []byte
 		t.Fatal(err)
 	}
 	from, to := slotOf(t, m, size, "/moved.txt"), slotOf(t, m, size, "/stale.txt")
-	copy(m.data[to+11:to+32], m.data[from+11:from+32]) // everything but the name
+	copy(m.Data[to+11:to+32], m.Data[from+11:from+32]) // everything but the name
 	return m, data
 }
 
@@ -207,10 +207,10 @@ func TestMergedChains(t *testing.T) {
 			mustWrite(t, fs, "/b.bin", pattern(22, 3*c.cluster))
 			fs.Close()
 			aOff, bOff := slotOf(t, m, c.size, "/a.bin"), slotOf(t, m, c.size, "/b.bin")
-			a0, b0 := slotStart(m.data, aOff), slotStart(m.data, bOff)
+			a0, b0 := slotStart(m.Data, aOff), slotStart(m.Data, bOff)
 			// b's third cluster now leads into a's fourth: b is 3+3 clusters.
 			setFATAll(t, m, c.size, b0+2, a0+3)
-			binary.LittleEndian.PutUint32(m.data[bOff+28:], uint32(6*c.cluster))
+			binary.LittleEndian.PutUint32(m.Data[bOff+28:], uint32(6*c.cluster))
 			fsckFinds(t, m, "share clusters")
 
 			fs = mustOpen(t, m, c.size)
@@ -279,10 +279,10 @@ func TestBadEntry(t *testing.T) {
 				mustWrite(t, fs, "/dir/bad.txt", pattern(32, 3000))
 				mustWrite(t, fs, "/dir/Another good one.txt", good)
 				fs.Close()
-				g, _ := parseBootSector(m.data, c.size)
-				k.patch(m.data, slotOf(t, m, c.size, "/dir/bad.txt"), g)
+				g, _ := parseBootSector(m.Data, c.size)
+				k.patch(m.Data, slotOf(t, m, c.size, "/dir/bad.txt"), g)
 				fsckFinds(t, m, k.fsck)
-				damaged := bytes.Clone(m.data)
+				damaged := bytes.Clone(m.Data)
 
 				fs = mustOpen(t, m, c.size)
 				ents, err := fs.ReadDir("/dir")
@@ -327,7 +327,7 @@ func TestBadEntry(t *testing.T) {
 				fsckOK(t, m)
 
 				// Repair of the untouched damage.
-				m = &memDev{t: t, data: damaged}
+				m = &memDev{T: t, Data: damaged}
 				fs = mustOpen(t, m, c.size)
 				rep, err = fs.Check(true)
 				if err != nil {
@@ -372,7 +372,7 @@ func TestRepairBrokenChains(t *testing.T) {
 				setFATAll(t, m, c.size, start+3, 0)
 			}},
 			{"size beyond the chain", "cluster chain length is", func(m *memDev, start uint32, off int64) {
-				binary.LittleEndian.PutUint32(m.data[off+28:], uint32(40*c.cluster))
+				binary.LittleEndian.PutUint32(m.Data[off+28:], uint32(40*c.cluster))
 			}},
 		} {
 			t.Run(c.typ.String()+"/"+k.name, func(t *testing.T) {
@@ -383,7 +383,7 @@ func TestRepairBrokenChains(t *testing.T) {
 				mustWrite(t, fs, "/ok.txt", []byte("fine"))
 				fs.Close()
 				off := slotOf(t, m, c.size, "/file.bin")
-				k.make(m, slotStart(m.data, off), off)
+				k.make(m, slotStart(m.Data, off), off)
 				fsckFinds(t, m, k.fsck)
 				fs = mustOpen(t, m, c.size)
 				rep, err := fs.Check(true)
@@ -425,13 +425,13 @@ func TestRepairDuplicatesAndOrphans(t *testing.T) {
 			fs.MkdirAll("/p/q")
 			fs.Close()
 			two := slotOf(t, m, c.size, "/two.txt")
-			copy(m.data[two:two+11], "ONE     TXT") // a second ONE.TXT
+			copy(m.Data[two:two+11], "ONE     TXT") // a second ONE.TXT
 			long := slotOf(t, m, c.size, "/A long name that goes.txt")
-			m.data[long] = slotDeleted // its long-name slots are orphans now
+			m.Data[long] = slotDeleted // its long-name slots are orphans now
 			q := slotOf(t, m, c.size, "/p/q")
-			g, _ := parseBootSector(m.data, c.size)
-			dotdot := g.clusterOffset(slotStart(m.data, q)) + 32
-			setSlotStart(m.data, dotdot, slotStart(m.data, q)) // ".." points at itself
+			g, _ := parseBootSector(m.Data, c.size)
+			dotdot := g.clusterOffset(slotStart(m.Data, q)) + 32
+			setSlotStart(m.Data, dotdot, slotStart(m.Data, q)) // ".." points at itself
 			fsckFinds(t, m, "Duplicate directory entry")
 
 			fs = mustOpen(t, m, c.size)
@@ -476,7 +476,7 @@ func TestInterruptedRenameRecovery(t *testing.T) {
 			fs.Close()
 			// Stop the rename just before it erases the source: count its
 			// writes, then replay it one write short.
-			probe := &crashDev{memDev: &memDev{t: t, data: bytes.Clone(m.data)}, limit: 1 << 30}
+			probe := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(m.Data)}, limit: 1 << 30}
 			pfs := mustOpen(t, probe, c.size)
 			if err := pfs.Rename("/src.txt", "/d/dst.txt"); err != nil {
 				t.Fatal(err)
@@ -485,27 +485,27 @@ func TestInterruptedRenameRecovery(t *testing.T) {
 			pfs.Close()
 			var img []byte
 			for k := before - 1; k > 0; k-- {
-				dev := &crashDev{memDev: &memDev{t: t, data: bytes.Clone(m.data)}, limit: k}
+				dev := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(m.Data)}, limit: k}
 				cfs := mustOpen(t, dev, c.size)
 				cfs.Rename("/src.txt", "/d/dst.txt")
-				ro, _ := OpenWithOptions(&memDev{t: t, data: dev.data}, c.size, Options{ReadOnly: true})
+				ro, _ := OpenWithOptions(&memDev{T: t, Data: dev.Data}, c.size, Options{ReadOnly: true})
 				_, e1 := ro.Stat("/src.txt")
 				_, e2 := ro.Stat("/d/dst.txt")
 				if e1 == nil && e2 == nil {
-					img = dev.data
+					img = dev.Data
 					break
 				}
 			}
 			if img == nil {
 				t.Fatal("no crash point leaves both names")
 			}
-			ro, _ := OpenWithOptions(&memDev{t: t, data: img}, c.size, Options{ReadOnly: true})
+			ro, _ := OpenWithOptions(&memDev{T: t, Data: img}, c.size, Options{ReadOnly: true})
 			rep, _ := ro.Check(false)
 			if len(rep.CrossLinks) != 0 || len(rep.Interrupted) != 1 || !rep.Dirty {
 				t.Errorf("Check after the crash:\n%s", rep)
 			}
-			fsckFinds(t, &memDev{t: t, data: img}, "share clusters")
-			dev := &memDev{t: t, data: img}
+			fsckFinds(t, &memDev{T: t, Data: img}, "share clusters")
+			dev := &memDev{T: t, Data: img}
 			fs = mustOpen(t, dev, c.size)
 			if r := fs.Recovery(); r == nil || !strings.Contains(r.String(), "completed the rename of /src.txt to /d/dst.txt") {
 				t.Errorf("recovery: %v", r)
@@ -564,7 +564,7 @@ func TestRepairRandomDamage(t *testing.T) {
 			}
 		}
 		fs.Close()
-		g, _ := parseBootSector(m.data, c.size)
+		g, _ := parseBootSector(m.Data, c.size)
 		var what []string
 		for k := 1 + r.IntN(4); k > 0; k-- {
 			switch r.IntN(5) {
@@ -583,7 +583,7 @@ func TestRepairRandomDamage(t *testing.T) {
 					continue
 				}
 				i := []int{0, 1, 5, 11, 20, 21, 26, 27, 28, 29, 30}[r.IntN(11)]
-				m.data[off+int64(i)] = byte(r.Uint32())
+				m.Data[off+int64(i)] = byte(r.Uint32())
 				what = append(what, fmt.Sprintf("%s byte %d", p, i))
 			case 3: // one entry pointed at another's clusters
 				if len(files) < 2 {
@@ -594,8 +594,8 @@ func TestRepairRandomDamage(t *testing.T) {
 				if oa < 0 || ob < 0 || a == b {
 					continue
 				}
-				copy(m.data[ob+20:ob+22], m.data[oa+20:oa+22])
-				copy(m.data[ob+26:ob+32], m.data[oa+26:oa+32])
+				copy(m.Data[ob+20:ob+22], m.Data[oa+20:oa+22])
+				copy(m.Data[ob+26:ob+32], m.Data[oa+26:oa+32])
 				what = append(what, fmt.Sprintf("%s shares %s", b, a))
 			case 4: // a directory cluster of garbage
 				if len(dirs) < 2 {
@@ -606,7 +606,7 @@ func TestRepairRandomDamage(t *testing.T) {
 				if off < 0 {
 					continue
 				}
-				start := slotStart(m.data, off)
+				start := slotStart(m.Data, off)
 				if c.typ != FAT32 {
 					start &= 0xFFFF
 				}
@@ -615,7 +615,7 @@ func TestRepairRandomDamage(t *testing.T) {
 				}
 				co := g.clusterOffset(start)
 				for i := int64(64); i < int64(g.clusterSize); i++ {
-					m.data[co+i] = byte(r.Uint32())
+					m.Data[co+i] = byte(r.Uint32())
 				}
 				what = append(what, d+" garbage")
 			}
@@ -644,9 +644,9 @@ func TestRepairRandomDamage(t *testing.T) {
 		}
 		fs.Close()
 		if haveFsck {
-			if out, err := runTool(t, nil, "fsck.fat", "-n", writeSparse(t, m.data)); err != nil {
+			if out, err := runTool(t, nil, "fsck.fat", "-n", writeSparse(t, m.Data)); err != nil {
 				if k := os.Getenv("DBG_KEEP"); k != "" {
-					os.WriteFile(fmt.Sprintf("%s.%d", k, round), m.data, 0o644)
+					os.WriteFile(fmt.Sprintf("%s.%d", k, round), m.Data, 0o644)
 				}
 				t.Errorf("round %d (%s, %v): fsck.fat -n after repair: %v\n%s\nrepair:\n%s", round, c.typ, what, err, out, rep)
 			}
@@ -678,7 +678,7 @@ func TestCrossLinkRepairAgainstFsckFat(t *testing.T) {
 	for _, c := range repairTypes {
 		t.Run(c.typ.String(), func(t *testing.T) {
 			m, data := staleTwin(t, c.size, c.typ, c.cluster)
-			theirs := saveImage(t, &memDev{t: t, data: bytes.Clone(m.data)})
+			theirs := saveImage(t, &memDev{T: t, Data: bytes.Clone(m.Data)})
 			if out, err := runTool(t, nil, "fsck.fat", "-a", theirs); err == nil || !strings.Contains(out, "share clusters") {
 				t.Fatalf("fsck.fat -a did not find the cross-link (%v):\n%s", err, out)
 			}

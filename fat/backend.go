@@ -1,0 +1,42 @@
+package fat
+
+import (
+	"io"
+	iofs "io/fs"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
+)
+
+// backend is FS as an open File sees it (fatcore.Backend); a type of its
+// own so that these methods stay out of FS's API.
+type backend FS
+
+func (fs *FS) files() *backend { return (*backend)(fs) }
+
+func (b *backend) fs() *FS                                      { return (*FS)(b) }
+func (b *backend) Lock()                                        { b.mu.Lock() }
+func (b *backend) Unlock()                                      { b.mu.Unlock() }
+func (b *backend) Closed() bool                                 { return b.closed }
+func (b *backend) Writable() error                              { return b.fs().writable() }
+func (b *backend) Device() io.WriterAt                          { return b.w }
+func (b *backend) Size(n *node) int64                           { return int64(n.ent.size) }
+func (b *backend) ReadData(n *node, p []byte, off int64) error  { return b.fs().readData(n, p, off) }
+func (b *backend) WriteData(n *node, p []byte, off int64) error { return b.fs().writeAtNode(n, p, off) }
+func (b *backend) Truncate(n *node, size int64) error           { return b.fs().truncate(n, size) }
+func (b *backend) Commit(n *node) error                         { return b.fs().commit(n) }
+func (b *backend) Release(n *node) error                        { return b.fs().release(n) }
+func (b *backend) Info(n *node) iofs.FileInfo                   { return b.fs().info(n.ent) }
+func (b *backend) ErrIsDir() error                              { return ErrIsDir }
+func (b *backend) ErrNotDir() error                             { return ErrNotDir }
+
+func (b *backend) List(d *dirCache) ([]iofs.DirEntry, error) { return b.fs().list(d) }
+
+// DirInfo describes a directory: the root has no entry of its own.
+func (b *backend) DirInfo(d *dirCache) iofs.FileInfo {
+	if d.self == nil {
+		return b.fs().rootInfo()
+	}
+	return b.fs().info(d.self)
+}
+
+var _ fatcore.Backend[*node, *dirCache] = (*backend)(nil)

@@ -1,0 +1,221 @@
+package fattest
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	iofs "io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// SparseDev is an in-memory device that stores only the 64 KiB chunks
+// written to, for multi-gigabyte volumes. Reads and writes outside it fail
+// the test: the packages must never issue them.
+type SparseDev struct {
+	t      testing.TB
+	size   int64
+	chunks map[int64][]byte
+}
+
+const sparseChunk = 64 << 10
+
+// NewSparseDev returns a device of size bytes of zeros.
+func NewSparseDev(t testing.TB, size int64) *SparseDev {
+	return &SparseDev{t: t, size: size, chunks: make(map[int64][]byte)}
+}
+
+func (s *SparseDev) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off+int64(len(p)) > s.size {
+		s.t.Errorf("read of %d bytes at %d outside device of %d", len(p), off, s.size)
+		return 0, errors.New("out of range")
+	}
+	for n := 0; n < len(p); {
+		c, o := (off+int64(n))/sparseChunk, (off+int64(n))%sparseChunk
+		k := int(sparseChunk - o)
+		if k > len(p)-n {
+			k = len(p) - n
+		}
+		if b, ok := s.chunks[c]; ok {
+			copy(p[n:n+k], b[o:])
+		} else {
+			clear(p[n : n+k])
+		}
+		n += k
+	}
+	return len(p), nil
+}
+
+func (s *SparseDev) WriteAt(p []byte, off int64) (int, error) {
+	if off < 0 || off+int64(len(p)) > s.size {
+		s.t.Errorf("write of %d bytes at %d outside device of %d", len(p), off, s.size)
+		return 0, errors.New("out of range")
+	}
+	for n := 0; n < len(p); {
+		c, o := (off+int64(n))/sparseChunk, (off+int64(n))%sparseChunk
+		k := int(sparseChunk - o)
+		if k > len(p)-n {
+			k = len(p) - n
+		}
+		b, ok := s.chunks[c]
+		if !ok {
+			// A chunk never written reads as zeros: writing zeros to it
+			// need not store anything (so multi-gigabyte zero fills stay
+			// in little memory).
+			if allZero(p[n : n+k]) {
+				n += k
+				continue
+			}
+			b = make([]byte, sparseChunk)
+			s.chunks[c] = b
+		}
+		copy(b[o:], p[n:n+k])
+		n += k
+	}
+	return len(p), nil
+}
+
+func allZero(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Save writes the device to a sparse image file named name in a
+// temporary directory.
+func (s *SparseDev) Save(t testing.TB, name string) string {
+	t.Helper()
+	p, f := Image(t, name, s.size)
+	for c, b := range s.chunks {
+		if _, err := f.WriteAt(b[:min(int64(len(b)), s.size-c*sparseChunk)], c*sparseChunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// Image is a sparse image file named name in a temporary directory,
+// closed when the test ends.
+func Image(t testing.TB, name string, size int64) (string, *os.File) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return p, f
+}
+
+// SaveImage writes data to an image file named name, for the external
+// tools.
+func SaveImage(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// NeedTools skips the test when an external oracle is missing; hint says
+// which packages provide them.
+func NeedTools(t testing.TB, hint string, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (%s)", tool, hint)
+		}
+	}
+}
+
+// RunTool runs an external tool with a UTF-8 locale and returns its
+// output.
+func RunTool(t testing.TB, env []string, name string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(append(os.Environ(), "LC_ALL=C.UTF-8", "LANG=C.UTF-8"), env...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// FsckClean runs fsck (fsck.fat, fsck.exfat) with -n and fails the test
+// unless it exits 0.
+func FsckClean(t testing.TB, fsck, img string) {
+	t.Helper()
+	out, err := RunTool(t, nil, fsck, "-n", img)
+	if err != nil {
+		t.Fatalf("%s -n %s: %v\n%s", fsck, filepath.Base(img), err, out)
+	}
+}
+
+// MustWrite writes a whole file or fails the test.
+func MustWrite(t testing.TB, fsys interface {
+	WriteFile(name string, data []byte, perm iofs.FileMode) error
+}, name string, data []byte) {
+	t.Helper()
+	if err := fsys.WriteFile(name, data, 0o644); err != nil {
+		t.Fatalf("WriteFile(%s): %v", name, err)
+	}
+}
+
+// MustRead reads a whole file or fails the test.
+func MustRead(t testing.TB, fsys interface {
+	ReadFile(name string) ([]byte, error)
+}, name string) []byte {
+	t.Helper()
+	b, err := fsys.ReadFile(name)
+	if err != nil {
+		t.Fatalf("ReadFile(%s): %v", name, err)
+	}
+	return b
+}
+
+// MemDev is an in-memory device. Reads and writes outside it fail the
+// test: the packages must never issue them.
+type MemDev struct {
+	T    testing.TB
+	Data []byte
+}
+
+// NewMemDev returns a device of size bytes of zeros.
+func NewMemDev(t testing.TB, size int64) *MemDev {
+	return &MemDev{T: t, Data: make([]byte, size)}
+}
+
+func (m *MemDev) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off+int64(len(p)) > int64(len(m.Data)) {
+		m.T.Errorf("read of %d bytes at %d outside device of %d", len(p), off, len(m.Data))
+		return 0, errors.New("out of range")
+	}
+	return copy(p, m.Data[off:]), nil
+}
+
+func (m *MemDev) WriteAt(p []byte, off int64) (int, error) {
+	if off < 0 || off+int64(len(p)) > int64(len(m.Data)) {
+		m.T.Errorf("write of %d bytes at %d outside device of %d", len(p), off, len(m.Data))
+		return 0, errors.New("out of range")
+	}
+	return copy(m.Data[off:], p), nil
+}
