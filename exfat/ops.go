@@ -161,6 +161,9 @@ func (fs *FS) remove(name string) error {
 // clusters. A file whose chain is broken is refused rather than freed by
 // guesswork: its clusters might belong to another file.
 func (fs *FS) unlink(e *entry) error {
+	if err := fs.ensureUnshared(); err != nil {
+		return err
+	}
 	var ch chain
 	if e.node == nil && e.start != 0 {
 		var err error
@@ -208,6 +211,9 @@ func (fs *FS) RemoveAll(name string) error {
 	}
 	if e == nil {
 		return nil
+	}
+	if err := fs.ensureUnshared(); err != nil { // before removing any of it
+		return pathErr("removeall", name, err)
 	}
 	return pathErr("removeall", name, fs.removeTree(parent, e))
 }
