@@ -93,8 +93,10 @@ var writeCases = []struct {
 	{"mkdir-p", (*session).mkdirAll},
 	{"remove-r", (*session).removeAll},
 	{"remove-nonempty", (*session).removeNonEmpty},
+	{"remove-open", (*session).removeOpen},
 	{"many-files", (*session).manyFiles},
 	{"enospc", (*session).noSpace},
+	{"enospc-directories", (*session).noSpaceForEntries},
 	{"name-limits", (*session).nameLimits},
 	{"unicode", (*session).unicode},
 	{"case", (*session).caseRule},
@@ -492,6 +494,33 @@ func (s *session) removeNonEmpty() {
 	s.gone("e")
 }
 
+// removeOpen removes a file that is open: the name goes at once, the
+// content stays readable through the handle until it is closed, and a
+// new file of the same name is another file.
+func (s *session) removeOpen() {
+	s.put("f", random(40_000, 8))
+	data := s.model["f"]
+	f, err := s.w.Open("f")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := s.w.Remove("f"); err != nil {
+		f.Close()
+		s.t.Fatalf("Remove of an open file: %v", err)
+	}
+	delete(s.model, "f")
+	s.gone("f")
+	s.put("f", []byte("a new file"))
+	got, err := io.ReadAll(f)
+	if err != nil || string(got) != data {
+		s.t.Errorf("reading a removed file through its open handle: %d bytes (%v), want %d", len(got), err, len(data))
+	}
+	if err := f.Close(); err != nil {
+		s.t.Errorf("Close of a removed file: %v", err)
+	}
+	s.expect("f", "a new file")
+}
+
 func (s *session) manyFiles() {
 	s.mkdir("many")
 	for i := 0; i < 300; i++ {
@@ -564,6 +593,70 @@ func (s *session) noSpace() {
 	}
 	delete(s.model, "fill")
 	s.put("after", random(100_000, 7))
+}
+
+// noSpaceForEntries fills the data area, then creates empty files and
+// directories until a directory cannot grow: the error wraps ErrNoSpace,
+// every name made before it is there, and the checkers find nothing.
+func (s *session) noSpaceForEntries() {
+	s.mkdir("d")
+	f, err := s.w.Create("fill")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	chunk := random(64<<10, 9)
+	var written int64
+	for {
+		n, err := f.Write(chunk)
+		written += int64(n)
+		if err != nil {
+			break
+		}
+		if written > 2*s.w.Statfs().TotalBytes {
+			s.t.Fatal("no error writing twice the filesystem's size")
+		}
+	}
+	f.Close()
+	fi, err := s.w.Stat("fill")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.model["fill"] = string(bytes.Repeat(chunk, int(fi.Size())/len(chunk)+1)[:fi.Size()])
+	for i := 0; ; i++ {
+		if i == 100_000 {
+			s.t.Fatal("100000 names made in a full filesystem without an error")
+		}
+		name := fmt.Sprintf("d/entry-with-a-long-name-%06d", i)
+		var err error
+		if i%2 == 0 {
+			err = s.w.Mkdir(name)
+		} else {
+			var g filesystem.WritableFile
+			if g, err = s.w.Create(name); err == nil {
+				err = g.Close()
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, filesystem.ErrNoSpace) {
+				s.t.Errorf("name %d in a full filesystem: %v, want filesystem.ErrNoSpace", i, err)
+			}
+			if _, serr := s.w.Lstat(name); serr == nil {
+				// A name that failed may exist only if it is whole.
+				if i%2 == 0 {
+					s.model[name] = dirMark
+				} else {
+					s.model[name] = ""
+				}
+			}
+			s.t.Logf("full after %d names", i)
+			break
+		}
+		if i%2 == 0 {
+			s.model[name] = dirMark
+		} else {
+			s.model[name] = ""
+		}
+	}
 }
 
 // longName returns a name of n units of the target's unit, of
