@@ -102,6 +102,7 @@ var writeCases = []struct {
 	{"case", (*session).caseRule},
 	{"times", (*session).times},
 	{"symlinks", (*session).symlinks},
+	{"chmod", (*session).chmod},
 }
 
 func random(n int, seed int64) []byte {
@@ -384,6 +385,23 @@ func (s *session) renameDir() {
 	s.expect("x/moved/f", "deep")
 	if err := s.w.Rename("x", "x/moved/inside"); err == nil {
 		s.t.Errorf("Rename of a directory into itself succeeded")
+	}
+	// Over an empty directory it replaces it; over a non-empty one it
+	// fails and changes nothing.
+	s.mkdir("empty")
+	if err := s.w.Rename("x", "empty"); err != nil {
+		s.t.Fatalf("Rename of a directory over an empty one: %v", err)
+	}
+	for n, v := range s.model {
+		if n == "x" || strings.HasPrefix(n, "x/") {
+			s.model["empty"+n[1:]] = v
+			delete(s.model, n)
+		}
+	}
+	s.gone("x")
+	s.expect("empty/moved/f", "deep")
+	if err := s.w.Rename("e", "empty"); !errors.Is(err, filesystem.ErrNotEmpty) {
+		s.t.Errorf("Rename of a directory over a non-empty one: %v, want filesystem.ErrNotEmpty", err)
 	}
 }
 
@@ -841,6 +859,32 @@ func (s *session) times() {
 	}
 	if d := time.Since(fi.ModTime()); d < -res || d > time.Minute+res {
 		s.t.Errorf("mtime of a new file is %v, %v from now", fi.ModTime(), d)
+	}
+}
+
+func (s *session) chmod() {
+	cm, ok := s.w.(filesystem.Chmoder)
+	if !ok {
+		s.t.Skipf("%s keeps no permission bits (filesystem.Chmoder not implemented)", s.w.Type())
+	}
+	s.put("f", []byte("x"))
+	s.mkdir("d")
+	for _, c := range []struct {
+		name string
+		mode fs.FileMode
+	}{{"f", 0o600}, {"f", 0o755}, {"d", 0o700}, {"f", 0o4711}} {
+		want := c.mode & fs.ModePerm
+		if err := cm.Chmod(c.name, c.mode); err != nil {
+			s.t.Fatalf("Chmod(%s, %o): %v", c.name, c.mode, err)
+		}
+		fi, err := s.w.Stat(c.name)
+		if err != nil || fi.Mode().Perm() != want {
+			s.t.Errorf("Chmod(%s, %o): mode %v (%v), want permissions %o", c.name, c.mode, fi.Mode(), err, want)
+		}
+	}
+	s.reopen()
+	if fi, err := s.w.Stat("d"); err != nil || fi.Mode().Perm() != 0o700 || !fi.IsDir() {
+		s.t.Errorf("d after reopening: %v, %v; want a directory with 0700", fi, err)
 	}
 }
 
