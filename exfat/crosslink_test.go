@@ -70,12 +70,17 @@ func TestCrossLinkGuard(t *testing.T) {
 			if !errors.Is(err, ErrNeedsRepair) || !errors.Is(err, ErrCorrupt) {
 				t.Errorf("%s on a cross-linked volume: %v, want ErrNeedsRepair (wrapping ErrCorrupt)", c.name, err)
 			}
-			// Whatever was allowed, fill the free space: a freed shared
-			// cluster would now hold the filler (after a Sync: clusters
-			// freed in a transaction are reused only after it).
-			if err := fs.Sync(); err != nil {
+			// Once known, every change is refused, as fat does.
+			if err := fs.Mkdir("/after"); !errors.Is(err, ErrNeedsRepair) {
+				t.Errorf("Mkdir after a refused %s: %v, want ErrNeedsRepair", c.name, err)
+			}
+			// Whatever was allowed, fill the free space in a new session
+			// (a fill frees nothing, so it is not refused): a freed shared
+			// cluster would now hold the filler.
+			if err := fs.Close(); err != nil {
 				t.Fatal(err)
 			}
+			fs = mustOpen(t, d.m, d.size)
 			f, err := fs.Create("/filler")
 			if err == nil {
 				// A cluster at a time, so that the last free one is used.

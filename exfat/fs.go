@@ -346,6 +346,9 @@ func (fs *FS) writable() error {
 	if fs.fromBackup {
 		return fmt.Errorf("%w: the main boot region is damaged (Check(true) restores it from the backup)", ErrReadOnly)
 	}
+	if fs.err == nil && fs.needsRepair != nil {
+		return fs.needsRepair // cross-links found: see ensureUnshared
+	}
 	return fs.err
 }
 

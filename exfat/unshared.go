@@ -7,9 +7,8 @@ import "fmt"
 // chain that an interrupted rename left) before anything is freed:
 // freeing a shared cluster would hand the other file's data to the next
 // allocation. It walks the whole tree with the checker; if it finds
-// sharing, this change and every later one that frees clusters is
-// refused with ErrNeedsRepair until Check(true) (the same guard as
-// package fat's).
+// sharing, this change and every later one is refused with
+// ErrNeedsRepair (the same guard as package fat's).
 func (fs *FS) ensureUnshared() error {
 	if fs.verified {
 		return nil
