@@ -155,6 +155,15 @@ type orphanSlot struct {
 func (fs *FS) Check(repair bool) (*CheckReport, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
+	r, err := fs.check(repair)
+	if repair && err == nil {
+		// What the repair left is judged again by the next change.
+		fs.verified, fs.needsRepair = false, nil
+	}
+	return r, err
+}
+
+func (fs *FS) check(repair bool) (*CheckReport, error) {
 	if fs.closed {
 		return nil, errClosed
 	}

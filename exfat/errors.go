@@ -47,6 +47,11 @@ var (
 	// ErrTooSmall is returned by Format when the device cannot hold an
 	// exFAT volume with the requested (or mkfs.exfat's default) layout.
 	ErrTooSmall = errors.New("exfat: device too small")
+	// ErrNeedsRepair is returned for every change to a filesystem found,
+	// by the first change that would free clusters, to have cross-linked
+	// files (clusters claimed by two of them): freeing them would hand one
+	// file's data to the next allocation. It wraps ErrCorrupt.
+	ErrNeedsRepair = fmt.Errorf("%w: cross-linked files, changes are refused until it is repaired", ErrCorrupt)
 )
 
 var (

@@ -55,8 +55,12 @@ type FS struct {
 	orphans   map[*node]struct{} // removed files still open
 	modified  bool
 	err       error // first write error: the filesystem is then fail-stop
-	closed    bool
-	zero      []byte
+	// verified: a walk in this session found no shared clusters;
+	// needsRepair, once it found some, refuses changes that free clusters.
+	verified    bool
+	needsRepair error
+	closed      bool
+	zero        []byte
 }
 
 // Open opens the exFAT filesystem on the first size bytes of dev. It is
@@ -340,6 +344,9 @@ func (fs *FS) writable() error {
 	}
 	if fs.fromBackup {
 		return fmt.Errorf("%w: the main boot region is damaged (Check(true) restores it from the backup)", ErrReadOnly)
+	}
+	if fs.err == nil && fs.needsRepair != nil {
+		return fs.needsRepair // cross-links found: see ensureUnshared
 	}
 	return fs.err
 }

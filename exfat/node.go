@@ -242,6 +242,12 @@ func (fs *FS) truncate(n *node, size int64) error {
 	}
 	e := n.ent
 	old := int64(e.size)
+	if size < old && n.ch.n > 0 {
+		// Clusters will be freed.
+		if err := fs.ensureUnshared(); err != nil {
+			return err
+		}
+	}
 	switch {
 	case size == old:
 		return nil

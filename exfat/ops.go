@@ -145,6 +145,9 @@ func (fs *FS) remove(name string) error {
 // clusters. A file whose chain is broken is refused rather than freed by
 // guesswork: its clusters might belong to another file.
 func (fs *FS) unlink(e *entry) error {
+	if err := fs.ensureUnshared(); err != nil {
+		return err
+	}
 	var ch chain
 	if e.node == nil && e.start != 0 {
 		var err error
@@ -177,7 +180,13 @@ func (fs *FS) unlink(e *entry) error {
 func (fs *FS) RemoveAll(name string) error {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	return fatcore.RemoveAll(name, fs.writable, fs.resolve, fs.removeTree)
+	// The cross-link guard before any of it is removed.
+	return fatcore.RemoveAll(name, fs.writable, fs.resolve, func(parent *dirCache, e *entry) error {
+		if err := fs.ensureUnshared(); err != nil {
+			return err
+		}
+		return fs.removeTree(parent, e)
+	})
 }
 
 func (fs *FS) removeTree(parent *dirCache, e *entry) error {

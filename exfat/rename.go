@@ -69,6 +69,12 @@ func (fs *FS) rename(oldpath, newpath string) error {
 		}
 		de = nil // only the spelling changes
 	}
+	if de != nil && de.start != 0 {
+		// The replaced clusters will be freed.
+		if err := fs.ensureUnshared(); err != nil {
+			return err
+		}
+	}
 	if de != nil {
 		switch {
 		case se.isDir() && !de.isDir():

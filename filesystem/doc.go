@@ -22,7 +22,9 @@
 // not a link), fs.ErrPermission, fs.ErrClosed — or one of this package's
 // ErrNotDir, ErrIsDir, ErrCorrupt (the on-disk structures are inconsistent),
 // ErrUnsupported (a feature the implementation does not read), ErrReadOnly
-// (a write to a read-only filesystem) and ErrNoSpace. The implementation's
+// (a write to a read-only filesystem), ErrNoSpace, ErrNotEmpty (removing
+// a directory that has entries) and ErrInvalidName (a name the filesystem
+// cannot store, such as one over 255 of its units). The implementation's
 // own sentinel (fat.ErrCorrupt, ext4.ErrCorrupt, ...) stays in the chain too.
 // No implementation panics on a damaged or hostile image, and none reads
 // outside the size it was given.

@@ -19,6 +19,8 @@ var exfatErrors = []errorPair{
 	{exfat.ErrFileTooLarge, ErrNoSpace},
 	{exfat.ErrNotDir, ErrNotDir},
 	{exfat.ErrIsDir, ErrIsDir},
+	{exfat.ErrNotEmpty, ErrNotEmpty},
+	{exfat.ErrInvalidName, ErrInvalidName},
 }
 
 // exfatFS puts exfat.FS behind the interface. exFAT has no links: Lstat

@@ -12,6 +12,8 @@ var ext4WriteErrors = append([]errorPair{
 	{ext4.ErrNoSpace, ErrNoSpace},
 	{ext4.ErrNeedsRecovery, ErrUnsupported},
 	{ext4.ErrTooSmall, ErrTooSmall},
+	{ext4.ErrNotEmpty, ErrNotEmpty},
+	{ext4.ErrNameTooLong, ErrInvalidName},
 }, ext4Errors...)
 
 // OpenExt4Writable opens the ext2/3/4 filesystem on dev with the

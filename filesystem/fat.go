@@ -16,6 +16,8 @@ var fatErrors = []errorPair{
 	{fat.ErrNoSpace, ErrNoSpace},
 	{fat.ErrNotDir, ErrNotDir},
 	{fat.ErrIsDir, ErrIsDir},
+	{fat.ErrNotEmpty, ErrNotEmpty},
+	{fat.ErrInvalidName, ErrInvalidName},
 }
 
 // fatFS puts fat.FS behind the interface. FAT has no links: Lstat is Stat

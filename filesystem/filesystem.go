@@ -133,6 +133,9 @@ var (
 	ErrNotDir = fspath.ErrNotDir
 	// ErrIsDir means a file operation names a directory.
 	ErrIsDir = fspath.ErrIsDir
+	// ErrNotEmpty means a directory to remove (or to replace by a
+	// rename) has entries.
+	ErrNotEmpty = errors.New("directory not empty")
 )
 
 // classified keeps an implementation's error (its message, its chain)
