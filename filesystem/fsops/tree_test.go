@@ -1,12 +1,14 @@
 package fsops_test
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/filesystem/fsops"
@@ -37,7 +39,7 @@ func TestTreeOnExt4AndExFAT(t *testing.T) {
 					t.Skip("mkfs.exfat (exfatprogs) is not installed")
 				}
 				os.WriteFile(img, dev.b, 0o600)
-				if out, err := exec.Command(mkfs, img).CombinedOutput(); err != nil {
+				if out, err := tool(t, mkfs, img).CombinedOutput(); err != nil {
 					t.Fatalf("mkfs.exfat: %v\n%s", err, out)
 				}
 				dev.b, _ = os.ReadFile(img)
@@ -101,14 +103,22 @@ func TestTreeOnExt4AndExFAT(t *testing.T) {
 				t.Fatal(err)
 			}
 			checker := map[string][]string{"ext4": {"e2fsck", "-fn"}, "exfat": {"fsck.exfat", "-n"}}[typ]
-			tool, err := exec.LookPath(checker[0])
+			path, err := exec.LookPath(checker[0])
 			if err != nil {
 				t.Skipf("%s is not installed: the image is not checked", checker[0])
 			}
 			os.WriteFile(img, dev.b, 0o600)
-			if out, err := exec.Command(tool, append(checker[1:], img)...).CombinedOutput(); err != nil {
+			if out, err := tool(t, path, append(checker[1:], img)...).CombinedOutput(); err != nil {
 				t.Errorf("%s finds errors: %v\n%s", checker[0], err, out)
 			}
 		})
 	}
+}
+
+// tool runs an external program with a deadline: a tool that hangs fails
+// the test in a minute instead of holding the whole package to its timeout.
+func tool(t *testing.T, name string, args ...string) *exec.Cmd {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return exec.CommandContext(ctx, name, args...)
 }
