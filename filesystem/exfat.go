@@ -81,6 +81,10 @@ func (f *exfatFS) Statfs() Statfs {
 
 func (f *exfatFS) Close() error { return classify(f.f.Close(), exfatErrors) }
 
+// Dirty reports that the filesystem was not closed cleanly (VolumeDirty
+// was set when it was opened), for the front ends' warning.
+func (f *exfatFS) Dirty() bool { return f.f.Dirty() }
+
 func (f *exfatFS) Create(name string) (WritableFile, error) {
 	ff, err := f.f.Create(name)
 	if err != nil {

@@ -96,6 +96,12 @@ type WritableFile interface {
 	Sync() error
 }
 
+// Dirtier is a filesystem that records an unclean unmount (exFAT's
+// VolumeDirty), so a front end can warn before writing on.
+type Dirtier interface {
+	Dirty() bool
+}
+
 // Checker is an FS that can check (and with repair, mend) itself.
 type Checker interface {
 	Check(repair bool) (CheckReport, error)

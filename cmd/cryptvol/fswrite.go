@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/cryptvol/cryptvol/exfat"
 	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/fsprobe"
@@ -61,7 +60,7 @@ func openWrite(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags, vo
 	r, perr := fsprobe.Probe(v)
 	switch {
 	case perr == nil && r.Type == "exfat":
-		t, done, err := openExFATTree(a, v, volArg)
+		t, done, err := openExFATTree(a, v)
 		return nil, t, done, err
 	case perr == nil && isInProcessType(r.Type):
 		t, done, err := openExt4Tree(a, v, r.Type)
@@ -88,57 +87,12 @@ func treeError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, exfat.ErrCorrupt), errors.Is(err, filesystem.ErrCorrupt):
+	case errors.Is(err, filesystem.ErrCorrupt):
 		return withCode(exitDamaged, err)
 	case errors.Is(err, volume.ErrProtected), errors.Is(err, volume.ErrReadOnly):
 		return withCode(exitDestroy, err)
 	}
 	return err
-}
-
-// exfatTree is a writeTree on package exfat.
-type exfatTree struct{ *exfat.FS }
-
-func openExFATTree(a *app, v *volume.Volume, volArg string) (writeTree, func() error, error) {
-	x, err := exfat.Open(v, v.Size())
-	if err != nil {
-		v.Close()
-		return nil, nil, withCode(exitDamaged, err)
-	}
-	if x.Dirty() {
-		a.warnf("the exFAT filesystem was not closed cleanly (VolumeDirty is set): writing all the same; 'fsck.exfat' (exfatprogs) checks it")
-	}
-	done := func() error {
-		err := x.Close()
-		if cerr := v.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	}
-	return exfatTree{x}, done, nil
-}
-
-func (t exfatTree) Type() string { return "exfat" }
-
-func (t exfatTree) Stat(name string) (fs.FileInfo, error) {
-	fi, err := t.FS.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	return fi, nil
-}
-
-func (t exfatTree) CreateExcl(name string, perm fs.FileMode) (io.WriteCloser, error) {
-	return t.FS.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-}
-
-func (t exfatTree) Symlink(target, name string) error {
-	return fmt.Errorf("%s: exFAT has no symbolic links: %w", name, filesystem.ErrUnsupported)
-}
-
-func (t exfatTree) Statfs() filesystem.Statfs {
-	s := t.FS.Statfs()
-	return filesystem.Statfs{BlockSize: s.ClusterSize, TotalBytes: s.TotalBytes, FreeBytes: s.FreeBytes, AvailBytes: s.FreeBytes}
 }
 
 // driverTree is a writeTree on the mount point of a stacked driver,
