@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/mount"
+	"github.com/cryptvol/cryptvol/serve/nfs"
 	"github.com/cryptvol/cryptvol/serve/webdav"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -27,9 +29,9 @@ func init() {
 Serves the files inside the volume over WebDAV (class 1 and 2: locking)
 until Ctrl-C, SIGTERM or 'cryptvol unmount VOLUME' ('cryptvol list' shows
 the server, its URL as the mount point), holding the volume's lock like 'mount' (a second
-writer is refused with exit 5). FAT, exFAT and ext2/3/4 are served
+writer is refused with exit 5). FAT, exFAT and ext2/3/4 are server
 read-write (ext4 through its journal); NTFS is read-only in process, so it
-is served read-only.
+is server read-only.
 
 When ready it prints the URL, a user and a password made for this serve
 (128 random bits), and how to connect; with --json, one line on stdout:
@@ -65,12 +67,25 @@ Examples:
 	})
 }
 
+// modeNFS is the mount table's mode of 'serve --nfs' (MountPoint is the
+// URL), beside mount.ModeWebDAV.
+const modeNFS = "nfs"
+
+// server is what runServe needs of either server.
+type server struct {
+	url      string
+	readOnly bool
+	done     <-chan error
+	shutdown func(context.Context) error
+	print    func()
+}
+
 func runServe(ctx context.Context, a *app, args []string) error {
 	c := commands["serve"]
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
 	useWebDAV := fl.Bool("webdav", false, "serve over WebDAV")
-	useNFS := fl.Bool("nfs", false, "serve over NFSv3 (not built yet)")
+	useNFS := fl.Bool("nfs", false, "serve over NFSv3 (the export path is the only secret)")
 	var cfg webdav.Config
 	fl.StringVar(&cfg.Listen, "listen", "127.0.0.1:0", "address to listen on (a port of 0 picks a free one)")
 	fl.BoolVarP(&cfg.ReadOnly, "read-only", "r", false, "refuse every change")
@@ -84,10 +99,12 @@ func runServe(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	switch {
-	case *useNFS:
-		return usageError(errors.New("--nfs is not built yet: use --webdav"))
-	case !*useWebDAV:
-		return usageError(errors.New("say which protocol: --webdav"))
+	case *useNFS && *useWebDAV:
+		return usageError(errors.New("say one protocol: --webdav or --nfs"))
+	case !*useNFS && !*useWebDAV:
+		return usageError(errors.New("say which protocol: --webdav or --nfs"))
+	case *useNFS && (cfg.TLSCert != "" || cfg.TLSKey != ""):
+		return usageError(errors.New("NFSv3 has no TLS: --tls-cert and --tls-key are for --webdav"))
 	}
 	cfg.ReadOnly = cfg.ReadOnly || cf.compat.readOnly
 	volPath, err := filepath.Abs(fl.Arg(0))
@@ -107,21 +124,22 @@ func runServe(ctx context.Context, a *app, args []string) error {
 	if _, ok := fsys.(filesystem.Writer); !ok && !cfg.ReadOnly {
 		a.warnf("%s is read-only in cryptvol: serving it read-only", fsys.Type())
 	}
-	logger := log.New(a.stderr, "cryptvol serve: ", log.LstdFlags)
-	cfg.Logger = func(r *http.Request, err error) {
-		if err != nil && a.verbose {
-			logger.Printf("%s %s: %v", r.Method, r.URL.Path, err)
-		}
+	var srv server
+	mode := mount.ModeWebDAV
+	if *useNFS {
+		mode = modeNFS
+		srv, err = startNFS(a, fsys, cfg, *asJSON)
+	} else {
+		srv, err = startWebDAV(a, fsys, cfg, *asJSON)
 	}
-	s, err := webdav.Start(fsys, cfg)
 	if err != nil {
 		fsys.Close()
 		return usageError(err)
 	}
 	table := mount.DefaultTable()
 	info := v.Info()
-	e := mount.Entry{PID: os.Getpid(), Volume: volPath, MountPoint: s.URL, Mode: mount.ModeWebDAV,
-		ReadOnly: s.ReadOnly, Format: info.Format, Hidden: info.Hidden, Started: time.Now().Round(time.Second)}
+	e := mount.Entry{PID: os.Getpid(), Volume: volPath, MountPoint: srv.url, Mode: mode,
+		ReadOnly: srv.readOnly, Format: info.Format, Hidden: info.Hidden, Started: time.Now().Round(time.Second)}
 	terr := table.Init()
 	if terr == nil {
 		terr = table.Put(e)
@@ -130,14 +148,14 @@ func runServe(ctx context.Context, a *app, args []string) error {
 		a.warnf("%v ('cryptvol list' will not show this server)", terr)
 	}
 	defer table.Remove(e.PID)
-	printServing(a, s, *asJSON)
+	srv.print()
 
 	var serveErr error
 	select {
-	case serveErr = <-s.Done():
+	case serveErr = <-srv.done:
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		serveErr = s.Shutdown(sctx)
+		serveErr = srv.shutdown(sctx)
 		cancel()
 	}
 	if err := fsys.Close(); serveErr == nil {
@@ -153,6 +171,49 @@ func runServe(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintln(a.stderr, "Stopped; the volume is closed.")
 	}
 	return nil
+}
+
+func startWebDAV(a *app, fsys filesystem.FS, cfg webdav.Config, asJSON bool) (server, error) {
+	logger := log.New(a.stderr, "cryptvol serve: ", log.LstdFlags)
+	cfg.Logger = func(r *http.Request, err error) {
+		if err != nil && a.verbose {
+			logger.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+		}
+	}
+	s, err := webdav.Start(fsys, cfg)
+	if err != nil {
+		return server{}, err
+	}
+	return server{url: s.URL, readOnly: s.ReadOnly, done: s.Done(), shutdown: s.Shutdown,
+		print: func() { printServing(a, s, asJSON) }}, nil
+}
+
+func startNFS(a *app, fsys filesystem.FS, wcfg webdav.Config, asJSON bool) (server, error) {
+	s, err := nfs.Start(fsys, nfs.Config{Listen: wcfg.Listen, ReadOnly: wcfg.ReadOnly, Verbose: a.verbose})
+	if err != nil {
+		return server{}, err
+	}
+	return server{url: s.URL, readOnly: s.ReadOnly, done: s.Done(), shutdown: s.Shutdown,
+		print: func() { printServingNFS(a, s, asJSON) }}, nil
+}
+
+// printServingNFS tells where the export is and how to mount it.
+func printServingNFS(a *app, s *nfs.Server, asJSON bool) {
+	if asJSON {
+		b, _ := json.Marshal(map[string]any{
+			"url": s.URL, "export": s.Export, "port": s.Port, "pid": os.Getpid(), "read_only": s.ReadOnly,
+		})
+		fmt.Fprintf(a.stdout, "%s\n", b)
+		return
+	}
+	access := "read-write"
+	if s.ReadOnly {
+		access = "read-only"
+	}
+	host, _, _ := net.SplitHostPort(s.Addr)
+	fmt.Fprintf(a.stdout, "Serving over NFSv3 (%s) at %s\n  export (the only secret NFSv3 has): %s\n", access, s.URL, s.Export)
+	fmt.Fprintf(a.stdout, "Connect: macOS 'mount -t nfs -o vers=3,tcp,port=%d,mountport=%d %s:%s DIR'; Linux 'mount -t nfs -o vers=3,tcp,port=%d,mountport=%d,nolock %s:%s DIR' or libnfs 'nfs-ls %s'.\nPress Ctrl-C to stop.\n",
+		s.Port, s.Port, host, s.Export, s.Port, s.Port, host, s.Export, s.URL)
 }
 
 // printServing tells the user where the files are and how to connect.
