@@ -22,20 +22,21 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		summary: "serve a volume's files over WebDAV to the desktop's own client (no driver, no admin)",
+		summary: "serve a volume's files over WebDAV or NFSv3 to the desktop's own client (no driver, no admin)",
 		usage: `Usage: cryptvol serve VOLUME --webdav [--listen 127.0.0.1:0] [--read-only] [--json]
                       [--tls-cert FILE --tls-key FILE] [credentials]
+       cryptvol serve VOLUME --nfs [--listen 127.0.0.1:0] [--read-only] [--json] [credentials]
 
 Serves the files inside the volume over WebDAV (class 1 and 2: locking)
-until Ctrl-C, SIGTERM or 'cryptvol unmount VOLUME' ('cryptvol list' shows
-the server, its URL as the mount point), holding the volume's lock like 'mount' (a second
-writer is refused with exit 5). FAT, exFAT and ext2/3/4 are server
-read-write (ext4 through its journal); NTFS is read-only in process, so it
-is server read-only.
+or NFSv3 until Ctrl-C, SIGTERM or 'cryptvol unmount VOLUME' ('cryptvol
+list' shows the server, its URL as the mount point), holding the volume's
+lock like 'mount' (a second writer is refused with exit 5). FAT, exFAT and
+ext2/3/4 are served read-write (ext4 through its journal); NTFS is
+read-only in process, so it is served read-only.
 
-When ready it prints the URL, a user and a password made for this serve
-(128 random bits), and how to connect; with --json, one line on stdout:
-{"url": ..., "user": ..., "password": ..., "pid": ...}.
+WebDAV: when ready it prints the URL, a user and a password made for this
+serve (128 random bits), and how to connect; with --json, one line on
+stdout: {"url": ..., "user": ..., "password": ..., "pid": ...}.
 
 Durability: a client's success for PUT, MKCOL, DELETE, MOVE or COPY means
 the change is on the disk (the filesystem is synced before the answer), so
@@ -53,15 +54,34 @@ uses Digest without any change. Its FileSizeLimitInBytes (default
 50000000) caps the size of a file it transfers. No path leaves the volume.
 --read-only answers every method that writes with 405.
 
+NFS (version 3 over TCP; MOUNT and NFS on the one port printed): NFSv3 has
+no real authentication, a client states its own uid. The only protection it
+offers is the export path, 128 random bits made per serve and printed when
+ready: MOUNT of any other path is refused, the export list is empty, and
+file handles are random, so only who knows the path reaches the files; keep
+it as you would a password. It listens on loopback only unless --listen
+names another address, and has no TLS: on another address anyone on that
+network who sees the traffic learns the path. With --json, one line on
+stdout: {"url": ..., "export": ..., "port": ..., "pid": ...}; the URL is in
+libnfs's form (nfs-ls, nfs-cp). Every WRITE is answered only after the
+filesystem is synced (FILE_SYNC), as is every other change. A file that
+existed before the serve is changed by replacing it (truncate or write
+anew, or write another and rename it over); writing into the middle of it
+is refused. --read-only refuses every change (NFS3ERR_ROFS).
+
 Connect with:
   Windows:   net use Z: http://127.0.0.1:PORT/ /user:cryptvol PASSWORD
   macOS:     Finder, Go, Connect to Server, http://127.0.0.1:PORT/
+             or NFS: mount -t nfs -o vers=3,tcp,port=PORT,mountport=PORT 127.0.0.1:/EXPORT DIR
   Linux:     gio mount dav://127.0.0.1:PORT/, or davfs2, or rclone
+             or NFS: nfs-ls 'nfs://127.0.0.1/EXPORT?version=3&nfsport=PORT&mountport=PORT'
 
 Examples:
   cryptvol serve secret.hc --webdav --password-file pw.txt
   cryptvol serve disk.luks --webdav --read-only --json
   cryptvol serve secret.hc --webdav --listen 192.0.2.10:8443
+  cryptvol serve secret.hc --nfs --password-file pw.txt
+  cryptvol serve disk.luks --nfs --read-only --json
 `,
 		run: runServe,
 	})
@@ -71,8 +91,8 @@ Examples:
 // URL), beside mount.ModeWebDAV.
 const modeNFS = "nfs"
 
-// server is what runServe needs of either server.
-type server struct {
+// protoServer is what runServe needs of either server.
+type protoServer struct {
 	url      string
 	readOnly bool
 	done     <-chan error
@@ -124,7 +144,7 @@ func runServe(ctx context.Context, a *app, args []string) error {
 	if _, ok := fsys.(filesystem.Writer); !ok && !cfg.ReadOnly {
 		a.warnf("%s is read-only in cryptvol: serving it read-only", fsys.Type())
 	}
-	var srv server
+	var srv protoServer
 	mode := mount.ModeWebDAV
 	if *useNFS {
 		mode = modeNFS
@@ -173,7 +193,7 @@ func runServe(ctx context.Context, a *app, args []string) error {
 	return nil
 }
 
-func startWebDAV(a *app, fsys filesystem.FS, cfg webdav.Config, asJSON bool) (server, error) {
+func startWebDAV(a *app, fsys filesystem.FS, cfg webdav.Config, asJSON bool) (protoServer, error) {
 	logger := log.New(a.stderr, "cryptvol serve: ", log.LstdFlags)
 	cfg.Logger = func(r *http.Request, err error) {
 		if err != nil && a.verbose {
@@ -182,18 +202,18 @@ func startWebDAV(a *app, fsys filesystem.FS, cfg webdav.Config, asJSON bool) (se
 	}
 	s, err := webdav.Start(fsys, cfg)
 	if err != nil {
-		return server{}, err
+		return protoServer{}, err
 	}
-	return server{url: s.URL, readOnly: s.ReadOnly, done: s.Done(), shutdown: s.Shutdown,
+	return protoServer{url: s.URL, readOnly: s.ReadOnly, done: s.Done(), shutdown: s.Shutdown,
 		print: func() { printServing(a, s, asJSON) }}, nil
 }
 
-func startNFS(a *app, fsys filesystem.FS, wcfg webdav.Config, asJSON bool) (server, error) {
+func startNFS(a *app, fsys filesystem.FS, wcfg webdav.Config, asJSON bool) (protoServer, error) {
 	s, err := nfs.Start(fsys, nfs.Config{Listen: wcfg.Listen, ReadOnly: wcfg.ReadOnly, Verbose: a.verbose})
 	if err != nil {
-		return server{}, err
+		return protoServer{}, err
 	}
-	return server{url: s.URL, readOnly: s.ReadOnly, done: s.Done(), shutdown: s.Shutdown,
+	return protoServer{url: s.URL, readOnly: s.ReadOnly, done: s.Done(), shutdown: s.Shutdown,
 		print: func() { printServingNFS(a, s, asJSON) }}, nil
 }
 
