@@ -64,10 +64,11 @@ names another address, and has no TLS: on another address anyone on that
 network who sees the traffic learns the path. With --json, one line on
 stdout: {"url": ..., "export": ..., "port": ..., "pid": ...}; the URL is in
 libnfs's form (nfs-ls, nfs-cp). Every WRITE is answered only after the
-filesystem is synced (FILE_SYNC), as is every other change. A file that
-existed before the serve is changed by replacing it (truncate or write
-anew, or write another and rename it over); writing into the middle of it
-is refused. --read-only refuses every change (NFS3ERR_ROFS).
+filesystem is synced (FILE_SYNC), as is every other change. On ext2/3/4 a
+non-empty file that existed before the serve is changed only by replacing
+it (truncate or write anew, or write another and rename it over); writing
+into the middle of it is refused (FAT and exFAT allow it). --read-only
+refuses every change.
 
 Connect with:
   Windows:   net use Z: http://127.0.0.1:PORT/ /user:cryptvol PASSWORD

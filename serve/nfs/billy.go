@@ -31,6 +31,10 @@ type billyFS struct {
 	w       filesystem.Writer // nil when read-only
 	writers map[string]filesystem.WritableFile
 	closed  bool
+	// openRW opens an existing file for writing without truncating it,
+	// where the implementation can (FAT, exFAT); nil elsewhere, where
+	// files made here are kept open instead (writers).
+	openRW func(name string) (filesystem.WritableFile, error)
 	// renamed is told of every successful rename, so that the handle
 	// table can re-point handles instead of making them stale.
 	renamed func(oldpath, newpath string)
@@ -40,8 +44,24 @@ func newBillyFS(fsys filesystem.FS, readOnly bool) *billyFS {
 	b := &billyFS{mu: new(sync.Mutex), ro: fsys, writers: map[string]filesystem.WritableFile{}}
 	if w, ok := fsys.(filesystem.Writer); ok && !readOnly {
 		b.w = w
+		b.openRW = openRWFor(fsys)
 	}
 	return b
+}
+
+// openRWFor returns the open-for-writing of FAT and exFAT, which the
+// filesystem interface does not have yet (issue 26 moves it there): with
+// it every WRITE opens, writes and closes the file, so that nothing stays
+// open between WRITEs and the volume is marked clean after each one (a
+// FAT volume with a file open is "not closed cleanly" if killed).
+func openRWFor(fsys filesystem.FS) func(string) (filesystem.WritableFile, error) {
+	if f := filesystem.FAT(fsys); f != nil {
+		return func(name string) (filesystem.WritableFile, error) { return f.OpenFile(name, os.O_RDWR, 0) }
+	}
+	if f := filesystem.ExFAT(fsys); f != nil {
+		return func(name string) (filesystem.WritableFile, error) { return f.OpenFile(name, os.O_RDWR, 0) }
+	}
+	return nil
 }
 
 // clean makes name an absolute, cleaned path inside the filesystem: ".."
@@ -161,6 +181,17 @@ func (b *billyFS) OpenFile(name string, flag int, perm os.FileMode) (billy.File,
 		return nil, pathErr("open", p, err)
 	case err == nil && fi.IsDir():
 		return nil, pathErr("open", p, filesystem.ErrIsDir)
+	case b.openRW != nil:
+		var wf filesystem.WritableFile
+		if err == nil && flag&os.O_TRUNC == 0 {
+			wf, err = b.openRW(p)
+		} else {
+			wf, err = b.w.Create(p)
+		}
+		if err != nil {
+			return nil, pathErr("open", p, err)
+		}
+		return &billyFile{fs: b, name: p, wf: wf, own: true, dirty: flag&os.O_TRUNC != 0}, nil
 	case err == nil && fi.Size() > 0 && flag&os.O_TRUNC == 0:
 		// Kept closed until a write needs it: a SETATTR that truncates
 		// opens the file before it calls Truncate.
@@ -404,6 +435,9 @@ type billyFile struct {
 	pos  int64
 	// dirty is set by a write or truncate, so Close syncs only then.
 	dirty bool
+	// own is set when wf belongs to this OPEN alone (openRW), so Close
+	// closes it.
+	own bool
 }
 
 func (f *billyFile) Name() string { return f.name }
@@ -482,8 +516,14 @@ func (f *billyFile) Truncate(size int64) error {
 		f.wf, f.old = wf, false
 		return nil
 	}
+	f.dirty = true
 	if err := f.wf.Truncate(size); err != nil {
 		return pathErr("truncate", f.name, err)
+	}
+	if f.own {
+		// Synced at Close, once the file is closed: a FAT volume synced
+		// with a file open stays marked not cleanly closed.
+		return nil
 	}
 	return f.fs.syncLocked("truncate", f.name)
 }
@@ -497,13 +537,22 @@ func (f *billyFile) Close() error {
 		defer f.fs.mu.Unlock()
 		return f.f.Close()
 	}
-	if f.wf == nil || !f.dirty {
+	if f.wf == nil || (!f.dirty && !f.own) {
 		return nil
 	}
 	if err := f.fs.lock("close", f.name, true); err != nil {
 		return err
 	}
 	defer f.fs.mu.Unlock()
+	if f.own {
+		if err := f.wf.Close(); err != nil {
+			return pathErr("close", f.name, err)
+		}
+		if !f.dirty {
+			return nil
+		}
+		return f.fs.syncLocked("sync", f.name)
+	}
 	if err := f.wf.Sync(); err != nil {
 		return pathErr("sync", f.name, err)
 	}

@@ -23,10 +23,15 @@
 //     is synced; every other change (CREATE, MKDIR, REMOVE, RENAME, SETATTR)
 //     is synced before its answer too. Killing the server loses nothing a
 //     client was told succeeded.
-//   - Writes into an existing file. The filesystem layer writes a file only
-//     through Writer.Create (make or truncate). A file made, or truncated,
-//     through this server stays open for writing while the server runs, so
+//   - Writes into an existing file. The filesystem interface writes a file
+//     only through Writer.Create (make or truncate). On FAT and exFAT,
+//     whose packages open an existing file for writing, every WRITE opens,
+//     writes and closes the file, so nothing is open between WRITEs (a FAT
+//     volume killed with a file open reads as not cleanly closed). On
+//     ext2/3/4 a file made, or truncated, through this server stays open
+//     for writing while the server runs (its journal keeps a kill safe), so
 //     WRITEs at any offset go to it; a WRITE into a non-empty file that
-//     existed before the server started is refused (NFS3ERR_ACCES): replace
-//     such a file (truncate it, or write a new one and rename it over).
+//     existed before the server started is refused (NFS3ERR_ACCES):
+//     replace such a file (truncate it, or write a new one and rename it
+//     over).
 package nfs

@@ -43,11 +43,34 @@ func newHandler(b *billyFS, export string) *handler {
 	return h
 }
 
+// subMount is the filesystem MOUNT returns for a directory below the
+// export (libnfs mounts the directory of the file it names, since the
+// export list is empty): the same filesystem, whose root handle is that of
+// the directory.
+type subMount struct {
+	*billyFS
+	dir string
+}
+
+// Mount accepts the export path and directories below it; anything else is
+// refused alike, whether it exists or not.
 func (h *handler) Mount(ctx context.Context, c net.Conn, req gonfs.MountRequest) (gonfs.MountStatus, billy.Filesystem, []gonfs.AuthFlavor) {
-	if strings.TrimRight(string(req.Dirpath), "/") != h.export {
+	p := string(req.Dirpath)
+	flavors := []gonfs.AuthFlavor{gonfs.AuthFlavorNull}
+	if strings.TrimRight(p, "/") == h.export {
+		return gonfs.MountStatusOk, h.fs, flavors
+	}
+	rest, ok := strings.CutPrefix(p, h.export+"/")
+	if !ok {
 		return gonfs.MountStatusErrAcces, nil, nil
 	}
-	return gonfs.MountStatusOk, h.fs, []gonfs.AuthFlavor{gonfs.AuthFlavorNull}
+	dir := clean(rest)
+	if fi, err := h.fs.Stat(dir); err != nil {
+		return gonfs.MountStatusErrNoEnt, nil, nil
+	} else if !fi.IsDir() {
+		return gonfs.MountStatusErrNotDir, nil, nil
+	}
+	return gonfs.MountStatusOk, &subMount{billyFS: h.fs, dir: dir}, flavors
 }
 
 func (h *handler) Change(billy.Filesystem) billy.Change {
@@ -74,8 +97,11 @@ func (h *handler) FSStat(ctx context.Context, _ billy.Filesystem, s *gonfs.FSSta
 
 func joinPath(p []string) string { return path.Clean("/" + strings.Join(p, "/")) }
 
-func (h *handler) ToHandle(_ billy.Filesystem, p []string) []byte {
+func (h *handler) ToHandle(f billy.Filesystem, p []string) []byte {
 	key := joinPath(p)
+	if sub, ok := f.(*subMount); ok {
+		key = path.Join(sub.dir, key)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if id, ok := h.byPath[key]; ok {
