@@ -118,9 +118,9 @@ func TestServeNFSWithLibnfs(t *testing.T) {
 
 			// The export path is the secret: any other is refused.
 			wrong := strings.Replace(s.URL, s.Export, "/"+strings.Repeat("0", 32), 1)
-			for _, u := range []string{wrong, strings.Replace(s.URL, s.Export, "", 1)} {
-				if out, err := libnfs(t, "nfs-ls", u); err == nil {
-					t.Errorf("nfs-ls of a wrong export %s succeeded:\n%s", u, out)
+			for _, u := range []string{wrong, strings.Replace(s.URL, s.Export, s.Export+"x", 1), strings.Replace(s.URL, s.Export, s.Export[:32], 1)} {
+				if out, err := libnfs(t, "nfs-ls", u); err == nil || !strings.Contains(out, "MNT3ERR_ACCES") {
+					t.Errorf("nfs-ls of a wrong export %s: %v, want MNT3ERR_ACCES:\n%s", u, err, out)
 				}
 			}
 
@@ -217,8 +217,8 @@ func listed(out, name string, size int) bool {
 }
 
 // TestServeNFSReadOnly: with --read-only, nfs-cp cannot create, replace
-// or (through the server) change anything, while reads work; SIGTERM
-// stops the server and the volume is unchanged.
+// or (through the server) change anything, while reads work; 'cryptvol
+// unmount' stops the server and the volume is unchanged.
 func TestServeNFSReadOnly(t *testing.T) {
 	needLibnfs(t)
 	env, vol, creds := newServeVolume(t)
@@ -244,9 +244,10 @@ func TestServeNFSReadOnly(t *testing.T) {
 	if err != nil || !listed(out, "kept.txt", 14) || strings.Contains(out, "new.txt") {
 		t.Errorf("nfs-ls: %v\n%s", err, out)
 	}
-	s.cmd.Process.Signal(syscall.SIGTERM)
+	// 'cryptvol unmount VOLUME' stops it (SIGTERM, a clean exit).
+	cryptvolCmd(t, env, "unmount", vol)
 	if err := s.cmd.Wait(); err != nil {
-		t.Errorf("serve after SIGTERM: %v", err)
+		t.Errorf("serve after 'cryptvol unmount': %v", err)
 	}
 	got := filepath.Join(t.TempDir(), "got")
 	cryptvolCmd(t, env, append([]string{"get", vol, "/kept.txt", got}, creds...)...)
