@@ -728,8 +728,8 @@ func unmountAll(ctx context.Context, a *app, table mount.Table, force bool, time
 // unmountRecorded unmounts the mount of record e and waits for its
 // daemon to finish writing and exit.
 func unmountRecorded(ctx context.Context, table mount.Table, e mount.Entry, force bool, timeout time.Duration) error {
-	if (force || e.Mode == mount.ModeWebDAV) && e.Alive {
-		// A WebDAV server has no mount to take away: SIGTERM makes it
+	if (force || e.Mode == mount.ModeWebDAV || e.Mode == modeNFS) && e.Alive {
+		// A WebDAV or NFS server has no mount to take away: SIGTERM makes it
 		// finish the requests under way, close the volume and exit.
 		if err := mount.Terminate(e.PID); err != nil {
 			return withCode(exitIO, err)

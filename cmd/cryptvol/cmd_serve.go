@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/mount"
+	"github.com/cryptvol/cryptvol/serve/nfs"
 	"github.com/cryptvol/cryptvol/serve/webdav"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -20,20 +22,21 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		summary: "serve a volume's files over WebDAV to the desktop's own client (no driver, no admin)",
+		summary: "serve a volume's files over WebDAV or NFSv3 to the desktop's own client (no driver, no admin)",
 		usage: `Usage: cryptvol serve VOLUME --webdav [--listen 127.0.0.1:0] [--read-only] [--json]
                       [--tls-cert FILE --tls-key FILE] [credentials]
+       cryptvol serve VOLUME --nfs [--listen 127.0.0.1:0] [--read-only] [--json] [credentials]
 
 Serves the files inside the volume over WebDAV (class 1 and 2: locking)
-until Ctrl-C, SIGTERM or 'cryptvol unmount VOLUME' ('cryptvol list' shows
-the server, its URL as the mount point), holding the volume's lock like 'mount' (a second
-writer is refused with exit 5). FAT, exFAT and ext2/3/4 are served
-read-write (ext4 through its journal); NTFS is read-only in process, so it
-is served read-only.
+or NFSv3 until Ctrl-C, SIGTERM or 'cryptvol unmount VOLUME' ('cryptvol
+list' shows the server, its URL as the mount point), holding the volume's
+lock like 'mount' (a second writer is refused with exit 5). FAT, exFAT and
+ext2/3/4 are served read-write (ext4 through its journal); NTFS is
+read-only in process, so it is served read-only.
 
-When ready it prints the URL, a user and a password made for this serve
-(128 random bits), and how to connect; with --json, one line on stdout:
-{"url": ..., "user": ..., "password": ..., "pid": ...}.
+WebDAV: when ready it prints the URL, a user and a password made for this
+serve (128 random bits), and how to connect; with --json, one line on
+stdout: {"url": ..., "user": ..., "password": ..., "pid": ...}.
 
 Durability: a client's success for PUT, MKCOL, DELETE, MOVE or COPY means
 the change is on the disk (the filesystem is synced before the answer), so
@@ -51,18 +54,51 @@ uses Digest without any change. Its FileSizeLimitInBytes (default
 50000000) caps the size of a file it transfers. No path leaves the volume.
 --read-only answers every method that writes with 405.
 
+NFS (version 3 over TCP; MOUNT and NFS on the one port printed): NFSv3 has
+no real authentication, a client states its own uid. The only protection it
+offers is the export path, 128 random bits made per serve and printed when
+ready: MOUNT of any other path is refused, the export list is empty, and
+file handles are random, so only who knows the path reaches the files; keep
+it as you would a password. It listens on loopback only unless --listen
+names another address, and has no TLS: on another address anyone on that
+network who sees the traffic learns the path. With --json, one line on
+stdout: {"url": ..., "export": ..., "port": ..., "pid": ...}; the URL is in
+libnfs's form (nfs-ls, nfs-cp). Every WRITE is answered only after the
+filesystem is synced (FILE_SYNC), as is every other change. On ext2/3/4 a
+non-empty file that existed before the serve is changed only by replacing
+it (truncate or write anew, or write another and rename it over); writing
+into the middle of it is refused (FAT and exFAT allow it). --read-only
+refuses every change.
+
 Connect with:
   Windows:   net use Z: http://127.0.0.1:PORT/ /user:cryptvol PASSWORD
   macOS:     Finder, Go, Connect to Server, http://127.0.0.1:PORT/
+             or NFS: mount -t nfs -o vers=3,tcp,port=PORT,mountport=PORT 127.0.0.1:/EXPORT DIR
   Linux:     gio mount dav://127.0.0.1:PORT/, or davfs2, or rclone
+             or NFS: nfs-ls 'nfs://127.0.0.1/EXPORT?version=3&nfsport=PORT&mountport=PORT'
 
 Examples:
   cryptvol serve secret.hc --webdav --password-file pw.txt
   cryptvol serve disk.luks --webdav --read-only --json
   cryptvol serve secret.hc --webdav --listen 192.0.2.10:8443
+  cryptvol serve secret.hc --nfs --password-file pw.txt
+  cryptvol serve disk.luks --nfs --read-only --json
 `,
 		run: runServe,
 	})
+}
+
+// modeNFS is the mount table's mode of 'serve --nfs' (MountPoint is the
+// URL), beside mount.ModeWebDAV.
+const modeNFS = "nfs"
+
+// protoServer is what runServe needs of either server.
+type protoServer struct {
+	url      string
+	readOnly bool
+	done     <-chan error
+	shutdown func(context.Context) error
+	print    func()
 }
 
 func runServe(ctx context.Context, a *app, args []string) error {
@@ -70,7 +106,7 @@ func runServe(ctx context.Context, a *app, args []string) error {
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
 	useWebDAV := fl.Bool("webdav", false, "serve over WebDAV")
-	useNFS := fl.Bool("nfs", false, "serve over NFSv3 (not built yet)")
+	useNFS := fl.Bool("nfs", false, "serve over NFSv3 (the export path is the only secret)")
 	var cfg webdav.Config
 	fl.StringVar(&cfg.Listen, "listen", "127.0.0.1:0", "address to listen on (a port of 0 picks a free one)")
 	fl.BoolVarP(&cfg.ReadOnly, "read-only", "r", false, "refuse every change")
@@ -84,10 +120,12 @@ func runServe(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	switch {
-	case *useNFS:
-		return usageError(errors.New("--nfs is not built yet: use --webdav"))
-	case !*useWebDAV:
-		return usageError(errors.New("say which protocol: --webdav"))
+	case *useNFS && *useWebDAV:
+		return usageError(errors.New("say one protocol: --webdav or --nfs"))
+	case !*useNFS && !*useWebDAV:
+		return usageError(errors.New("say which protocol: --webdav or --nfs"))
+	case *useNFS && (cfg.TLSCert != "" || cfg.TLSKey != ""):
+		return usageError(errors.New("NFSv3 has no TLS: --tls-cert and --tls-key are for --webdav"))
 	}
 	cfg.ReadOnly = cfg.ReadOnly || cf.compat.readOnly
 	volPath, err := filepath.Abs(fl.Arg(0))
@@ -107,21 +145,22 @@ func runServe(ctx context.Context, a *app, args []string) error {
 	if _, ok := fsys.(filesystem.Writer); !ok && !cfg.ReadOnly {
 		a.warnf("%s is read-only in cryptvol: serving it read-only", fsys.Type())
 	}
-	logger := log.New(a.stderr, "cryptvol serve: ", log.LstdFlags)
-	cfg.Logger = func(r *http.Request, err error) {
-		if err != nil && a.verbose {
-			logger.Printf("%s %s: %v", r.Method, r.URL.Path, err)
-		}
+	var srv protoServer
+	mode := mount.ModeWebDAV
+	if *useNFS {
+		mode = modeNFS
+		srv, err = startNFS(a, fsys, cfg, *asJSON)
+	} else {
+		srv, err = startWebDAV(a, fsys, cfg, *asJSON)
 	}
-	s, err := webdav.Start(fsys, cfg)
 	if err != nil {
 		fsys.Close()
 		return usageError(err)
 	}
 	table := mount.DefaultTable()
 	info := v.Info()
-	e := mount.Entry{PID: os.Getpid(), Volume: volPath, MountPoint: s.URL, Mode: mount.ModeWebDAV,
-		ReadOnly: s.ReadOnly, Format: info.Format, Hidden: info.Hidden, Started: time.Now().Round(time.Second)}
+	e := mount.Entry{PID: os.Getpid(), Volume: volPath, MountPoint: srv.url, Mode: mode,
+		ReadOnly: srv.readOnly, Format: info.Format, Hidden: info.Hidden, Started: time.Now().Round(time.Second)}
 	terr := table.Init()
 	if terr == nil {
 		terr = table.Put(e)
@@ -130,14 +169,14 @@ func runServe(ctx context.Context, a *app, args []string) error {
 		a.warnf("%v ('cryptvol list' will not show this server)", terr)
 	}
 	defer table.Remove(e.PID)
-	printServing(a, s, *asJSON)
+	srv.print()
 
 	var serveErr error
 	select {
-	case serveErr = <-s.Done():
+	case serveErr = <-srv.done:
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		serveErr = s.Shutdown(sctx)
+		serveErr = srv.shutdown(sctx)
 		cancel()
 	}
 	if err := fsys.Close(); serveErr == nil {
@@ -153,6 +192,49 @@ func runServe(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintln(a.stderr, "Stopped; the volume is closed.")
 	}
 	return nil
+}
+
+func startWebDAV(a *app, fsys filesystem.FS, cfg webdav.Config, asJSON bool) (protoServer, error) {
+	logger := log.New(a.stderr, "cryptvol serve: ", log.LstdFlags)
+	cfg.Logger = func(r *http.Request, err error) {
+		if err != nil && a.verbose {
+			logger.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+		}
+	}
+	s, err := webdav.Start(fsys, cfg)
+	if err != nil {
+		return protoServer{}, err
+	}
+	return protoServer{url: s.URL, readOnly: s.ReadOnly, done: s.Done(), shutdown: s.Shutdown,
+		print: func() { printServing(a, s, asJSON) }}, nil
+}
+
+func startNFS(a *app, fsys filesystem.FS, wcfg webdav.Config, asJSON bool) (protoServer, error) {
+	s, err := nfs.Start(fsys, nfs.Config{Listen: wcfg.Listen, ReadOnly: wcfg.ReadOnly, Verbose: a.verbose})
+	if err != nil {
+		return protoServer{}, err
+	}
+	return protoServer{url: s.URL, readOnly: s.ReadOnly, done: s.Done(), shutdown: s.Shutdown,
+		print: func() { printServingNFS(a, s, asJSON) }}, nil
+}
+
+// printServingNFS tells where the export is and how to mount it.
+func printServingNFS(a *app, s *nfs.Server, asJSON bool) {
+	if asJSON {
+		b, _ := json.Marshal(map[string]any{
+			"url": s.URL, "export": s.Export, "port": s.Port, "pid": os.Getpid(), "read_only": s.ReadOnly,
+		})
+		fmt.Fprintf(a.stdout, "%s\n", b)
+		return
+	}
+	access := "read-write"
+	if s.ReadOnly {
+		access = "read-only"
+	}
+	host, _, _ := net.SplitHostPort(s.Addr)
+	fmt.Fprintf(a.stdout, "Serving over NFSv3 (%s) at %s\n  export (the only secret NFSv3 has): %s\n", access, s.URL, s.Export)
+	fmt.Fprintf(a.stdout, "Connect: macOS 'mount -t nfs -o vers=3,tcp,port=%d,mountport=%d %s:%s DIR'; Linux 'mount -t nfs -o vers=3,tcp,port=%d,mountport=%d,nolock %s:%s DIR' or libnfs 'nfs-ls %s'.\nPress Ctrl-C to stop.\n",
+		s.Port, s.Port, host, s.Export, s.Port, s.Port, host, s.Export, s.URL)
 }
 
 // printServing tells the user where the files are and how to connect.
