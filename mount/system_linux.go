@@ -96,6 +96,7 @@ type MountPoint struct {
 	Dir    string // where it is mounted
 	FSType string // "fuse.cryptvol", "ext4", ...
 	Source string // the device or FsName
+	Dev    string // "MAJ:MIN" (Linux); its minor names a FUSE connection
 }
 
 // MountPoints lists the mounts this process can see.
@@ -128,7 +129,7 @@ func parseMountInfo(data []byte) []MountPoint {
 		if sep < 0 || sep+2 >= len(f) {
 			continue
 		}
-		out = append(out, MountPoint{Dir: unescapeOctal(f[4]), FSType: f[sep+1], Source: unescapeOctal(f[sep+2])})
+		out = append(out, MountPoint{Dir: unescapeOctal(f[4]), FSType: f[sep+1], Source: unescapeOctal(f[sep+2]), Dev: f[2]})
 	}
 	return out
 }

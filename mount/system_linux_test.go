@@ -12,9 +12,9 @@ garbage line
 `)
 	got := parseMountInfo(data)
 	want := []MountPoint{
-		{Dir: "/proc", FSType: "proc", Source: "proc"},
-		{Dir: "/tmp/my mnt", FSType: "fuse.cryptvol", Source: "/tmp/vol one.hc"},
-		{Dir: "/mnt/data", FSType: "ext4", Source: "/dev/loop0"},
+		{Dir: "/proc", FSType: "proc", Source: "proc", Dev: "0:21"},
+		{Dir: "/tmp/my mnt", FSType: "fuse.cryptvol", Source: "/tmp/vol one.hc", Dev: "0:31"},
+		{Dir: "/mnt/data", FSType: "ext4", Source: "/dev/loop0", Dev: "7:0"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v", got)

@@ -145,7 +145,9 @@ func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volAr
 		t.ro.Close()
 		t.ro = nil
 		var err error
-		if tmp, err = os.MkdirTemp("", "cryptvol-write-"); err != nil {
+		// What a killed command left would block this one (issue 25).
+		mount.CleanPrivateMounts(os.TempDir())
+		if tmp, err = os.MkdirTemp("", mount.PrivateDirPattern()); err != nil {
 			return nil, withCode(exitIO, err)
 		}
 		rawDir, filesDir := filepath.Join(tmp, "raw"), filepath.Join(tmp, "files")

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cryptvol/cryptvol/mount"
 	"io"
 	"os"
 	"sort"
@@ -76,6 +77,10 @@ func run(args []string, a *app) int {
 		return exitUsage
 	}
 	name := args[0]
+	// A command killed while writing through a stacked driver leaves
+	// private mounts whose stat hangs, and itself a zombie holding the
+	// volume's lock: take them down before anything looks (issue 25).
+	mount.CleanPrivateMounts(os.TempDir())
 	switch name {
 	case "-h", "--help", "help":
 		return runHelp(a, args[1:])
