@@ -61,6 +61,10 @@ type Options struct {
 	// Progress, if set, is told what a slow search tries as it starts it
 	// (for TrueCrypt/VeraCrypt: "VeraCrypt SHA-512, normal header").
 	Progress func(trying string)
+	// WrapDevice, when set, is put between the container (and a detached
+	// header) and everything that reads or writes it: tests record there
+	// the writes and flushes a command sends (internal/crashsim).
+	WrapDevice func(Device) Device
 }
 
 func (o *Options) warn(msg string) {
