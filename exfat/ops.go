@@ -86,6 +86,15 @@ func (fs *FS) mkdir(name string) error {
 	if err := fs.flushBitmap(); err != nil {
 		return err
 	}
+	// The zeroed cluster is on the disk before the entry that makes it a
+	// directory: a power cut that kept the entry but not the zeros left
+	// a directory of stale cluster contents that repair cannot mend
+	// (issue 31: the crash explorer, cmd/cryptvol TestCrashStatesFilesystems).
+	if s, ok := fs.w.(interface{ Sync() error }); ok {
+		if err := s.Sync(); err != nil {
+			return err
+		}
+	}
 	e, err = parent.add(units, tmpl, false)
 	if err != nil {
 		fs.bm.setRange(c, 1, false)

@@ -62,6 +62,10 @@ type Options struct {
 	// (for TrueCrypt/VeraCrypt: "VeraCrypt SHA-512, normal header"; for
 	// LUKS each keyslot with its KDF and cost).
 	Progress func(trying string)
+	// WrapDevice, when set, is put between the container (and a detached
+	// header) and everything that reads or writes it: tests record there
+	// the writes and flushes a command sends (internal/crashsim).
+	WrapDevice func(Device) Device
 }
 
 func (o *Options) warn(msg string) {

@@ -32,7 +32,15 @@ func OpenWith(ctx context.Context, path string, c Credentials, o Options) (*Volu
 		}
 		hdr = h
 	}
-	v, err := OpenDeviceWith(ctx, dev, hdr, c, o)
+	wdev, whdr := Device(dev), hdr
+	if o.WrapDevice != nil {
+		wdev = o.WrapDevice(dev)
+		whdr = wdev
+		if hdr != Device(dev) {
+			whdr = o.WrapDevice(hdr)
+		}
+	}
+	v, err := OpenDeviceWith(ctx, wdev, whdr, c, o)
 	if err != nil {
 		if hdr != Device(dev) {
 			hdr.(*FileDevice).Close()

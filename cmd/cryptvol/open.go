@@ -29,6 +29,7 @@ func openVolume(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, p
 		}
 		defer c.Wipe()
 		defer a.progressLine(&o)()
+		o.WrapDevice = testWrapDevice
 		return volume.OpenWith(ctx, path, c, o)
 	})
 	return v, keyFileHint(cf, path, err)
@@ -84,3 +85,7 @@ func probeFilesystem(v *volume.Volume) *volume.Filesystem {
 	}
 	return fs
 }
+
+// testWrapDevice is nil but in tests, which record through it the writes
+// and flushes a command sends to the container (crash_test.go).
+var testWrapDevice func(volume.Device) volume.Device

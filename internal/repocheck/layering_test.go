@@ -13,7 +13,7 @@ import (
 // own layer or lower ones.
 var layers = [][]string{
 	{"internal/progress", "internal/atomicfile", "internal/cputime", "internal/diskio",
-		"internal/filelock", "internal/oracle", "internal/crossarch", "internal/repocheck"}, // 0 support
+		"internal/filelock", "internal/oracle", "internal/crossarch", "internal/repocheck", "internal/crashsim"}, // 0 support
 	{"ciphers", "ciphers/...", "hashes", "hashes/..."}, // 1 primitives
 	{"kdf", "kdf/..."},                // 2 key derivation
 	{"sector"},                        // 3 sector modes

@@ -1,0 +1,62 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cryptvol/cryptvol/internal/crashsim"
+	"github.com/cryptvol/cryptvol/volume"
+)
+
+// TestPutFlushCost measures (CRYPTVOL_FLUSH_COST=1) what put's flushes
+// cost: 1,000 small files into FAT with the container's flushes and with
+// them dropped (issue 31, item 4). It reports; it asserts no time.
+func TestPutFlushCost(t *testing.T) {
+	if os.Getenv("CRYPTVOL_FLUSH_COST") == "" {
+		t.Skip("set CRYPTVOL_FLUSH_COST=1 to measure put's flush cost")
+	}
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte("crash-pass\n"), 0o600)
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(src, 0o755)
+	for i := 0; i < 1000; i++ {
+		os.WriteFile(filepath.Join(src, fmt.Sprintf("f%04d.txt", i)), []byte(fmt.Sprintf("small file %d\n", i)), 0o644)
+	}
+	c := crashContainers[0]
+	vol := filepath.Join(dir, "v.hc")
+	cvIn(t, append([]string{"create", vol, "--size", "32M", "--password-file", pw, "--quick", "--non-interactive", "--filesystem", "fat"}, c.create...)...)
+	base, _ := os.ReadFile(vol)
+	measure := func(drop bool) (time.Duration, int) {
+		var best time.Duration
+		flushes := 0
+		for round := 0; round < 3; round++ {
+			os.WriteFile(vol, base, 0o600)
+			var rec *crashsim.Recorder
+			testWrapDevice = func(d volume.Device) volume.Device {
+				rec = crashsim.NewRecorder(d)
+				if drop {
+					rec.DropFlush = func(int) bool { return true }
+				}
+				return rec
+			}
+			start := time.Now()
+			cvIn(t, append([]string{"put", vol, "-r", src, "/", "--password-file", pw}, c.flags...)...)
+			d := time.Since(start)
+			testWrapDevice = nil
+			if best == 0 || d < best {
+				best = d
+			}
+			flushes = rec.Flushes()
+		}
+		return best, flushes
+	}
+	with, n := measure(false)
+	without, _ := measure(true)
+	t.Logf("put of 1,000 small files into FAT: %v with its %d flushes, %v without (best of 3): ratio %.3f", with, n, without, float64(with)/float64(without))
+}
