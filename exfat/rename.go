@@ -148,6 +148,16 @@ func (fs *FS) rename(oldpath, newpath string) error {
 		}
 	}
 	if ne.slot != se.slot || dp != sp {
+		// The new set reaches the disk before the old one is removed:
+		// between flushes a disk may persist writes in any order, and a
+		// power cut that kept the removal but not the new set lost the
+		// file (the crash explorer, cmd/cryptvol
+		// TestCrashStatesFilesystems, issue 31).
+		if s, ok := fs.w.(interface{ Sync() error }); ok {
+			if err := s.Sync(); err != nil {
+				return err
+			}
+		}
 		if err := sp.remove(se); err != nil {
 			return err
 		}

@@ -96,6 +96,13 @@ func (fs *FS) mkdir(name string) error {
 	if err := fs.flushFAT(); err != nil {
 		return err
 	}
+	// The new directory's cluster (its "." and "..") and its chain are on
+	// the disk before the entry that makes it a directory: a power cut
+	// that kept the entry alone left a directory without "." and ".."
+	// (the crash explorer, cmd/cryptvol TestCrashStatesFilesystems).
+	if err := fs.barrier(); err != nil {
+		return err
+	}
 	e, err = parent.add(base, tmpl, false, nil)
 	if err != nil {
 		fs.fat.releaseChain(c)

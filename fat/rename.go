@@ -179,11 +179,33 @@ func (fs *FS) moveEntry(src *dirCache, e *entry, dst *dirCache, name string) (*e
 	if err := src.markMoving(e); err != nil {
 		return nil, err
 	}
+	// The mark reaches the disk before the new entry: a new entry beside
+	// an unmarked source is a cross-link that repair cannot resolve as a
+	// rename (the file then stood in both places).
+	if err := fs.barrier(); err != nil {
+		return nil, err
+	}
 	ne := dst.encodeNew(name, e, short, nt, s, k)
 	if err := dst.writeEntry(ne); err != nil {
 		return nil, err
 	}
+	// The new entry reaches the disk before the old one is erased: a
+	// disk may persist writes out of order between flushes, and a power
+	// cut that kept the erase but not the new entry lost the file (the
+	// crash explorer, cmd/cryptvol TestCrashStatesFilesystems, issue 31).
+	if err := fs.barrier(); err != nil {
+		return nil, err
+	}
 	return ne, src.remove(e)
+}
+
+// barrier flushes the device's cache where it has one, so that what was
+// written before is on the disk before anything written after.
+func (fs *FS) barrier() error {
+	if s, ok := fs.w.(interface{ Sync() error }); ok {
+		return s.Sync()
+	}
+	return nil
 }
 
 // replaceEntry points the existing entry de of dst at the data of entry
@@ -219,8 +241,14 @@ func (fs *FS) replaceEntry(src *dirCache, e *entry, dst *dirCache, de *entry, na
 		if err := src.markMoving(e); err != nil {
 			return nil, err
 		}
+		if err := fs.barrier(); err != nil { // as in moveEntry
+			return nil, err
+		}
 		take()
 		if err := dst.update(de); err != nil {
+			return nil, err
+		}
+		if err := fs.barrier(); err != nil { // as in moveEntry
 			return nil, err
 		}
 		if err := src.remove(e); err != nil {
