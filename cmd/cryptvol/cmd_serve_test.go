@@ -28,7 +28,19 @@ type served struct {
 // startServe starts the server on vol and waits for its JSON line.
 func startServe(t *testing.T, env []string, vol string, extra ...string) *served {
 	t.Helper()
-	args := append([]string{"serve", vol, "--webdav", "--json"}, extra...)
+	s := &served{}
+	s.cmd = startServeJSON(t, env, append([]string{"serve", vol, "--webdav", "--json"}, extra...), s)
+	if s.PID != s.cmd.Process.Pid {
+		t.Fatalf("serve says pid %d, is %d", s.PID, s.cmd.Process.Pid)
+	}
+	return s
+}
+
+// startServeJSON starts 'cryptvol args...' (a serve with --json), decodes
+// the line it prints when ready into ready, and kills it at the test's
+// end if it still runs.
+func startServeJSON(t *testing.T, env, args []string, ready any) *exec.Cmd {
+	t.Helper()
 	cmd := exec.Command(cvBin(), args...)
 	cmd.Env = env
 	var stderr bytes.Buffer
@@ -40,7 +52,6 @@ func startServe(t *testing.T, env []string, vol string, extra ...string) *served
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &served{cmd: cmd}
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
@@ -54,16 +65,13 @@ func startServe(t *testing.T, env []string, vol string, extra ...string) *served
 	}()
 	select {
 	case l := <-line:
-		if err := json.Unmarshal([]byte(l), s); err != nil {
+		if err := json.Unmarshal([]byte(l), ready); err != nil {
 			t.Fatalf("serve printed %q (%v); stderr: %s", l, err, stderr.String())
 		}
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("serve did not get ready; stderr: %s", stderr.String())
 	}
-	if s.PID != cmd.Process.Pid {
-		t.Fatalf("serve says pid %d, is %d", s.PID, cmd.Process.Pid)
-	}
-	return s
+	return cmd
 }
 
 // curlStatus runs curl with args and returns the HTTP status it got.

@@ -3,10 +3,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -35,39 +33,10 @@ func (s *servedNFS) fileURL(p string) string {
 
 func startServeNFS(t *testing.T, env []string, vol string, extra ...string) *servedNFS {
 	t.Helper()
-	cmd := exec.Command(cvBin(), append([]string{"serve", vol, "--nfs", "--json"}, extra...)...)
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &servedNFS{cmd: cmd}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	line := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		line <- l
-	}()
-	select {
-	case l := <-line:
-		if err := json.Unmarshal([]byte(l), s); err != nil {
-			t.Fatalf("serve printed %q (%v); stderr: %s", l, err, stderr.String())
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("serve did not get ready; stderr: %s", stderr.String())
-	}
-	if s.PID != cmd.Process.Pid || !strings.HasPrefix(s.URL, "nfs://127.0.0.1/") || len(s.Export) != 33 {
-		t.Fatalf("serve's JSON: %+v (pid %d)", s, cmd.Process.Pid)
+	s := &servedNFS{}
+	s.cmd = startServeJSON(t, env, append([]string{"serve", vol, "--nfs", "--json"}, extra...), s)
+	if s.PID != s.cmd.Process.Pid || !strings.HasPrefix(s.URL, "nfs://127.0.0.1/") || len(s.Export) != 33 {
+		t.Fatalf("serve's JSON: %+v (pid %d)", s, s.cmd.Process.Pid)
 	}
 	return s
 }
