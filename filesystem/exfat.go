@@ -3,6 +3,7 @@ package filesystem
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"time"
 
 	"github.com/cryptvol/cryptvol/exfat"
@@ -87,6 +88,15 @@ func (f *exfatFS) Dirty() bool { return f.f.Dirty() }
 
 func (f *exfatFS) Create(name string) (WritableFile, error) {
 	ff, err := f.f.Create(name)
+	if err != nil {
+		return nil, classify(err, exfatErrors)
+	}
+	return &exfatWritable{file{ff, exfatErrors}, ff}, nil
+}
+
+// OpenWrite opens an existing file for reading and writing.
+func (f *exfatFS) OpenWrite(name string) (WritableFile, error) {
+	ff, err := f.f.OpenFile(name, os.O_RDWR, 0)
 	if err != nil {
 		return nil, classify(err, exfatErrors)
 	}

@@ -3,6 +3,7 @@ package filesystem
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"time"
 
 	"github.com/cryptvol/cryptvol/fat"
@@ -80,6 +81,15 @@ func (f *fatFS) Close() error { return classify(f.f.Close(), fatErrors) }
 
 func (f *fatFS) Create(name string) (WritableFile, error) {
 	ff, err := f.f.Create(name)
+	if err != nil {
+		return nil, classify(err, fatErrors)
+	}
+	return &fatWritable{file{ff, fatErrors}, ff}, nil
+}
+
+// OpenWrite opens an existing file for reading and writing.
+func (f *fatFS) OpenWrite(name string) (WritableFile, error) {
+	ff, err := f.f.OpenFile(name, os.O_RDWR, 0)
 	if err != nil {
 		return nil, classify(err, fatErrors)
 	}

@@ -82,6 +82,14 @@ type Symlinker interface {
 	Symlink(target, name string) error
 }
 
+// OpenWriter is a Writer that can open an existing regular file for
+// writing without truncating it (FAT and exFAT): a front end that writes
+// a file piece by piece (NFS's WRITE) opens, writes and closes it each
+// time, so that no file stays open between requests.
+type OpenWriter interface {
+	OpenWrite(name string) (WritableFile, error)
+}
+
 // Chmoder is a Writer whose filesystem keeps permission bits (ext2/3/4).
 type Chmoder interface {
 	Chmod(name string, mode fs.FileMode) error

@@ -1,6 +1,7 @@
 package iobench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -112,7 +113,7 @@ func checkStream(body io.Reader, size int64, blocks *blockSource) error {
 		if _, werr := io.ReadFull(want, ref[:n]); werr != nil {
 			return werr
 		}
-		if string(buf[:n]) != string(ref[:n]) {
+		if !bytes.Equal(buf[:n], ref[:n]) {
 			return fmt.Errorf("read back different data from what was written (at byte %d)", got)
 		}
 		got += int64(n)

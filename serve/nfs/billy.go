@@ -49,17 +49,14 @@ func newBillyFS(fsys filesystem.FS, readOnly bool) *billyFS {
 	return b
 }
 
-// openRWFor returns the open-for-writing of FAT and exFAT, which the
-// filesystem interface does not have yet (issue 26 moves it there): with
-// it every WRITE opens, writes and closes the file, so that nothing stays
-// open between WRITEs and the volume is marked clean after each one (a
-// FAT volume with a file open is "not closed cleanly" if killed).
+// openRWFor returns the open-for-writing of filesystems that have one
+// (filesystem.OpenWriter: FAT, exFAT): with it every WRITE opens, writes
+// and closes the file, so that nothing stays open between WRITEs and the
+// volume is marked clean after each one (a FAT volume with a file open is
+// "not closed cleanly" if killed).
 func openRWFor(fsys filesystem.FS) func(string) (filesystem.WritableFile, error) {
-	if f := filesystem.FAT(fsys); f != nil {
-		return func(name string) (filesystem.WritableFile, error) { return f.OpenFile(name, os.O_RDWR, 0) }
-	}
-	if f := filesystem.ExFAT(fsys); f != nil {
-		return func(name string) (filesystem.WritableFile, error) { return f.OpenFile(name, os.O_RDWR, 0) }
+	if o, ok := fsys.(filesystem.OpenWriter); ok {
+		return o.OpenWrite
 	}
 	return nil
 }
