@@ -215,6 +215,10 @@ type claim struct {
 	at    uint32 // stopShared, stopLoop: the cluster ran into
 	other int32  // stopShared: its owner
 	why   string // stopLoop, stopBroken
+	// free: stopBroken at a link to a free cluster, which is what a
+	// write cut short leaves when a chain grows (the link written, the
+	// new cluster's end mark not yet).
+	free bool
 }
 
 // crossLink is an owner (second) whose chain runs into clusters another
@@ -233,6 +237,9 @@ type entryFix struct {
 	path string
 	kind int
 	keep chain // fixCut: the clusters to keep
+	// crash: fixCut of a chain that runs into a free cluster. An
+	// interrupted session leaves that, so recovery cuts it too.
+	crash bool
 }
 
 // Kinds of entryFix.
@@ -272,6 +279,10 @@ type checker struct {
 	lost    []uint32
 
 	quick bool // only the tree: no FAT copies, lost clusters or FSInfo
+	// partial: some directory could not be read whole (a chain broken
+	// by a bad link, shared with another owner, or unreadable), so
+	// clusters that look lost may hold its files.
+	partial bool
 }
 
 // renameState is an entry with the rename mark: the source of a rename a
@@ -343,12 +354,16 @@ func (c *checker) run() error {
 		if cl.stop != stopEnd {
 			r.BadEntries = append(r.BadEntries, "/: "+cl.why)
 			if cl.ch.n > 0 {
-				c.fixes = append(c.fixes, entryFix{o: o, path: "/", kind: fixCut, keep: cl.ch})
+				c.fixes = append(c.fixes, entryFix{o: o, path: "/", kind: fixCut, keep: cl.ch, crash: cl.free})
 			}
+		}
+		if cl.stop != stopEnd && !cl.free {
+			c.partial = true
 		}
 		if err := c.loadDir(root, cl.ch); err != nil {
 			r.BadEntries = append(r.BadEntries, fmt.Sprintf("/: %v", err))
 			root = nil
+			c.partial = true
 		}
 	} else {
 		root.fixed = true
@@ -451,6 +466,7 @@ func (c *checker) claim(o int32, start uint32) claim {
 				kind = "bad"
 			}
 			cl.stop, cl.why = stopBroken, fmt.Sprintf("cluster %d is in the chain but marked %s", cur, kind)
+			cl.free = v == 0
 			return cl
 		}
 		c.owner[cur] = o
@@ -565,11 +581,18 @@ func (c *checker) walk(d *dirCache, p string) {
 			cl := c.claim(o, e.start)
 			r.DirClusters += cl.ch.n
 			if !c.noteClaim(o, cl) {
-				continue
+				// What the directory's own clusters hold is still
+				// read: its files must be owned, or they would count
+				// as lost clusters and be freed.
+				c.partial = c.partial || !cl.free
+				if cl.stop == stopShared || cl.ch.n == 0 {
+					continue
+				}
 			}
 			sub := &dirCache{fs: c.fs, parent: d, self: e, noIndex: c.quick}
 			if err := c.loadDir(sub, cl.ch); err != nil {
 				r.BadEntries = append(r.BadEntries, fmt.Sprintf("%s: %v", ep(), err))
+				c.partial = true
 				continue
 			}
 			sub.parse()
@@ -651,7 +674,7 @@ func (c *checker) noteClaim(o int32, cl claim) bool {
 	case stopLoop, stopBroken:
 		r.BadEntries = append(r.BadEntries, fmt.Sprintf("%s: %s", p, cl.why))
 		ow := c.owners[o]
-		c.fixes = append(c.fixes, entryFix{o: o, dir: ow.dir, ent: ow.ent, path: p, kind: fixCut, keep: cl.ch})
+		c.fixes = append(c.fixes, entryFix{o: o, dir: ow.dir, ent: ow.ent, path: p, kind: fixCut, keep: cl.ch, crash: cl.free})
 		return false
 	}
 	return true

@@ -507,8 +507,12 @@ func (d *dirCache) claimTail(s, k int) error {
 // maxDirSlots is the largest directory FAT allows (2 MiB of slots).
 const maxDirSlots = 65536
 
-// grow appends a zeroed cluster: it is zeroed on disk first, then linked
-// into the chain, so the directory never shows garbage.
+// grow appends a zeroed cluster: it is zeroed on disk and its end mark
+// written first, then (after a barrier) linked into the chain, so the
+// directory never shows garbage and never runs into a free cluster. In
+// one FAT flush the link could go first: sectors are written in order,
+// and the new cluster's entry may sit in a later one (the kill campaign
+// found it; TestKilledWhileADirectoryGrows).
 func (d *dirCache) grow() error {
 	fs := d.fs
 	if d.fixed {
@@ -523,6 +527,12 @@ func (d *dirCache) grow() error {
 	}
 	c := runs[0].first
 	if err := fs.writeAt(fs.zeroCluster(), fs.g.clusterOffset(c)); err != nil {
+		return err
+	}
+	if err := fs.flushFAT(); err != nil {
+		return err
+	}
+	if err := fs.barrier(); err != nil {
 		return err
 	}
 	fs.fat.set(d.ch.last(), c)

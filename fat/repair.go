@@ -223,6 +223,19 @@ func (c *checker) fixEntries(level repairLevel, rep *CheckReport) (bool, error) 
 		}
 		note("%s: erased %d orphaned long-name slots or entries out of place", d.path(), len(slots))
 	}
+	// A chain that runs into a free cluster is what an interrupted
+	// session leaves when a chain grows: recovery cuts it there.
+	for _, f := range c.fixes {
+		if !f.crash || !touch(f.ent) {
+			continue
+		}
+		if f.dir != nil && f.dir.garbage && level < repairAll {
+			continue
+		}
+		if err := c.applyFix(f, note); err != nil {
+			return changed, err
+		}
+	}
 	if level < repairAll {
 		return changed, nil
 	}
@@ -547,12 +560,18 @@ func (c *checker) fixFAT(level repairLevel, rep *CheckReport) error {
 	if len(long) > 0 {
 		rep.Repaired = append(rep.Repaired, fmt.Sprintf("cut %d chains to their file sizes", len(long)))
 	}
-	for _, cl := range c.lost {
+	lost := c.lost
+	if c.partial && level < repairAll {
+		// A directory was not read whole: what looks lost may be its
+		// files. Recovery leaves them allocated; a full repair decides.
+		lost = nil
+	}
+	for _, cl := range lost {
 		t.set(cl, 0)
 		t.free++
 	}
-	if len(c.lost) > 0 {
-		rep.Repaired = append(rep.Repaired, fmt.Sprintf("freed %d lost clusters", len(c.lost)))
+	if len(lost) > 0 {
+		rep.Repaired = append(rep.Repaired, fmt.Sprintf("freed %d lost clusters", len(lost)))
 	}
 	if c.r.FATMismatch > 0 {
 		t.markDirty(0, len(t.raw)-1) // every sector goes to every copy
