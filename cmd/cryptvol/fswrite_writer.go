@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/cryptvol/cryptvol/filesystem"
@@ -21,6 +23,39 @@ func openExt4Tree(a *app, v *volume.Volume, fstype string) (writeTree, func() er
 		return nil, nil, fsError(err)
 	}
 	return fsops.New(w, fstype, umask()), closeWriter(w, v), nil
+}
+
+// openFATTree opens v's FAT filesystem for writing. A volume whose last
+// session was interrupted is recovered first (the fat package completes
+// or undoes what was left half-way), and what that did is said on
+// stderr; one known to have cross-linked files is refused with exit 3
+// until 'cryptvol fsck --repair' has repaired it.
+func openFATTree(a *app, v *volume.Volume, volArg string) (writeTree, func() error, error) {
+	fsys, err := filesystem.OpenAs("vfat", v, v.Size(), filesystem.Options{Writable: true})
+	if err != nil {
+		if errors.Is(err, filesystem.ErrUnknown) || errors.Is(err, filesystem.ErrTooSmall) {
+			err = notFATError(v, volArg, true, err)
+		} else {
+			err = withCode(exitDamaged, err)
+		}
+		v.Close()
+		return nil, nil, err
+	}
+	w := fsys.(filesystem.Writer)
+	done := closeWriter(w, v)
+	if r, ok := fsys.(filesystem.Recoverer); ok {
+		if lines := r.Recovered(); len(lines) > 0 {
+			a.warnf("the volume was not closed cleanly (an operation was interrupted); recovered it:")
+			for _, l := range lines {
+				fmt.Fprintf(a.stderr, "  %s\n", l)
+			}
+		}
+		if err := r.NeedsRepair(); err != nil {
+			done()
+			return nil, nil, withCode(exitDamaged, fmt.Errorf("%v; nothing was changed: run 'cryptvol fsck %s --repair' first", err, volArg))
+		}
+	}
+	return fsops.New(w, "vfat", umask()), done, nil
 }
 
 // openExFATTree opens v's exFAT filesystem for writing. A filesystem left
