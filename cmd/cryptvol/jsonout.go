@@ -3,7 +3,6 @@ package main
 import (
 	"io/fs"
 	"time"
-
 )
 
 // jsonEntry is one line of `ls --json` and `archive ls --json`.
