@@ -10,6 +10,7 @@ import (
 )
 
 var exfatErrors = []errorPair{
+	{exfat.ErrNeedsRepair, ErrNeedsRepair}, // before ErrCorrupt, which it may wrap
 	{exfat.ErrNotExFAT, ErrUnknown},
 	{exfat.ErrTooSmall, ErrCorrupt},
 	{exfat.ErrCorrupt, ErrCorrupt},
@@ -76,6 +77,17 @@ func (f *exfatFS) Close() error { return classify(f.f.Close(), exfatErrors) }
 // Dirty reports that the filesystem was not closed cleanly (VolumeDirty
 // was set when it was opened), for the front ends' warning.
 func (f *exfatFS) Dirty() bool { return f.f.Dirty() }
+
+// Recovered lists what the writable open's recovery of an interrupted
+// session did (see exfat's recover.go).
+func (f *exfatFS) Recovered() []string {
+	if r := f.f.Recovery(); r != nil {
+		return r.Repaired
+	}
+	return nil
+}
+
+func (f *exfatFS) NeedsRepair() error { return classify(f.f.NeedsRepair(), exfatErrors) }
 
 // KeepMetadata gives replacement the attributes (and the archive bit: it
 // is new content) and the creation time of old.

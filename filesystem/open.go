@@ -18,8 +18,8 @@ type Options struct {
 	// dev is an io.WriterAt; otherwise the filesystem is opened read-only.
 	Writable bool
 	// NoRecovery opens a writable filesystem whose last session was
-	// interrupted as it is, without recovering it first (FAT), so that a
-	// check reports what was left half-way; changes wait for Check(true).
+	// interrupted as it is, without recovering it first (FAT, exFAT), so
+	// that a check reports what was left half-way.
 	NoRecovery bool
 	// FAT passes options to the FAT implementation (time zone, clock);
 	// its ReadOnly and NoRecovery are set from Writable and NoRecovery.
@@ -75,7 +75,7 @@ func OpenAs(typ string, dev io.ReaderAt, size int64, opts Options) (FS, error) {
 		}
 		return &ntfsFS{f}, nil
 	case "exfat":
-		f, err := exfat.OpenWithOptions(dev, size, exfat.Options{ReadOnly: !opts.Writable})
+		f, err := exfat.OpenWithOptions(dev, size, exfat.Options{ReadOnly: !opts.Writable, NoRecovery: opts.NoRecovery})
 		if err != nil {
 			return nil, classify(err, exfatErrors)
 		}

@@ -106,7 +106,7 @@ func openWrite(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags, vo
 	r, perr := fsprobe.Probe(v)
 	switch {
 	case perr == nil && r.Type == "exfat":
-		return openExFATTree(a, v)
+		return openExFATTree(a, v, volArg)
 	case perr == nil && isInProcessType(r.Type):
 		return openExt4Tree(a, v, r.Type)
 	case perr == nil && mount.DriverName(r.Type) != "":
