@@ -143,7 +143,11 @@ func putTreeFile(ctx context.Context, t writeTree, j putJob) error {
 	if err != nil {
 		return fsError(inVolume(fmt.Errorf("%s: %w", j.dest, err)))
 	}
-	n, err := copyCtx(ctx, out, in)
+	copyFn := copyCtx
+	if j.size >= 4<<20 {
+		copyFn = copyAhead
+	}
+	n, err := copyFn(ctx, out, in)
 	if max := t.Statfs().MaxFileSize; err == nil && j.in != nil && max > 0 && n > max {
 		// Standard input is not sized in advance: the limit is checked
 		// here.
