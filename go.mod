@@ -28,5 +28,6 @@ require (
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	github.com/rasky/go-xdr v0.0.0-20170124162913-1a41d1a06c93 // indirect
 	github.com/willscott/go-nfs-client v0.0.0-20240104095149-b44639837b00 // indirect
+	github.com/winfsp/cgofuse v1.6.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

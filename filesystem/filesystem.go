@@ -253,3 +253,25 @@ func classifyIO(err error, table []errorPair) error {
 	}
 	return classify(err, table)
 }
+
+// allErrors are every implementation's tables, for Classify.
+var allErrors = [][]errorPair{fatErrors, exfatErrors, ext4WriteErrors, ntfsErrors}
+
+// Classify adds this package's sentinel to an error that came from an
+// implementation package directly (fat, exfat, ext4, ntfs) rather than
+// through this package, as front ends that hold an implementation's
+// filesystem get them; an error that already has one is returned as it
+// is.
+func Classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, t := range allErrors {
+		for _, p := range t {
+			if errors.Is(err, p.theirs) {
+				return classify(err, []errorPair{p})
+			}
+		}
+	}
+	return err
+}

@@ -4,48 +4,30 @@ package mount
 
 import (
 	"errors"
-	iofs "io/fs"
 	"syscall"
 
-	"github.com/cryptvol/cryptvol/filesystem"
-	"github.com/cryptvol/cryptvol/volume"
+	"github.com/cryptvol/cryptvol/internal/fserrno"
 )
 
-// errno maps the filesystem layer's and the volume's errors onto the
-// errno a POSIX filesystem returns for the same condition. Anything
-// unrecognised is an I/O error.
+// posix are this platform's numbers for internal/fserrno's table, which
+// decides which error of the filesystems and the volume layer is which
+// errno (the cgofuse adapter, mount/cgofs, answers from the same table).
+var posix = fserrno.Numbers[syscall.Errno]{
+	NOENT: syscall.ENOENT, EXIST: syscall.EEXIST, NOTEMPTY: syscall.ENOTEMPTY,
+	ISDIR: syscall.EISDIR, NOTDIR: syscall.ENOTDIR, INVAL: syscall.EINVAL,
+	NOSPC: syscall.ENOSPC, FBIG: syscall.EFBIG, ROFS: syscall.EROFS,
+	PERM: syscall.EPERM, ACCES: syscall.EACCES,
+}
+
+// errno maps an error onto the errno a POSIX filesystem returns for the
+// same condition: through the table, else an errno already in the chain,
+// else an I/O error.
 func errno(err error) syscall.Errno {
-	switch {
-	case err == nil:
+	if err == nil {
 		return 0
-	case errors.Is(err, iofs.ErrNotExist):
-		return syscall.ENOENT
-	case errors.Is(err, iofs.ErrExist):
-		return syscall.EEXIST
-	case errors.Is(err, filesystem.ErrNotEmpty):
-		return syscall.ENOTEMPTY
-	case errors.Is(err, filesystem.ErrIsDir):
-		return syscall.EISDIR
-	case errors.Is(err, filesystem.ErrNotDir):
-		return syscall.ENOTDIR
-	case errors.Is(err, filesystem.ErrInvalidName):
-		return syscall.EINVAL
-	case errors.Is(err, filesystem.ErrFileTooLarge): // before ErrNoSpace, which it wraps
-		return syscall.EFBIG
-	case errors.Is(err, filesystem.ErrNoSpace):
-		return syscall.ENOSPC
-	case errors.Is(err, filesystem.ErrReadOnly), errors.Is(err, volume.ErrReadOnly):
-		return syscall.EROFS
-	case errors.Is(err, volume.ErrProtected):
-		// TrueCrypt's hidden-volume protection: refuse, loudly, and keep
-		// refusing (the fat package stops writing after the first refusal).
-		return syscall.EPERM
-	case errors.Is(err, volume.ErrOutOfRange):
-		return syscall.ENOSPC
-	case errors.Is(err, iofs.ErrPermission):
-		return syscall.EACCES
-	case errors.Is(err, iofs.ErrInvalid):
-		return syscall.EINVAL
+	}
+	if e, ok := fserrno.Of(err, &posix); ok {
+		return e
 	}
 	var en syscall.Errno
 	if errors.As(err, &en) {

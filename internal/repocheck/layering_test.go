@@ -23,7 +23,7 @@ var layers = [][]string{
 	{"fsprobe", "internal/fspath", "internal/fatcore", "fat", "exfat", "ext4", "ntfs", "filesystem", "filesystem/conformance", "filesystem/fsops", "internal/fstree", "internal/fattest"}, // 7 filesystems
 	{"cmd/...", "mount", "bench", "bench/...", "archive/archivebench", "opensslenc/encbench",
 		"internal/keep", "internal/selftest", "internal/cmd/...",
-		"internal/platform", "serve/..."}, // 8 front ends and tools (platform reports the code paths the layers below chose)
+		"internal/platform", "internal/fserrno", "mount/cgofs", "serve/..."}, // 8 front ends and tools (platform reports the code paths the layers below chose)
 }
 
 // layeringExceptions are today's imports that run against the layers,
