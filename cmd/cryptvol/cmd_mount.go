@@ -28,7 +28,8 @@ func init() {
 	register(&command{
 		name:    "mount",
 		summary: "mount a volume's files as a folder (FUSE, no root), or its raw data area",
-		usage: `Usage: cryptvol mount VOLUME DIR [--raw [--loop]] [--read-only] [--foreground] [credentials]
+		usage: `Usage: cryptvol mount VOLUME DIR [--raw [--loop]] [--read-only] [--foreground]
+                      [--via fuse|winfsp|webdav|nfs] [credentials]
 
 Makes the volume appear at DIR, an existing empty directory:
 
@@ -62,6 +63,30 @@ Writes are queued and applied in order while the next ones arrive, so an
 error such as a full volume is reported by the next write, close or fsync
 of the same file; fsync returns once the data is on the disk.
 
+Front ends (--via; the default is the first one this system has, none of
+them needs admin rights):
+  fuse     Linux (always the default there), macOS with macFUSE or FUSE-T:
+           everything above.
+  winfsp   Windows with WinFsp installed (winfsp-x64.dll on the DLL path,
+           or under the InstallDir that HKLM\SOFTWARE\WinFsp records): DIR
+           is a drive letter (Z:) or a folder that does not exist yet. FAT,
+           exFAT and ext2/3/4 read-write, NTFS read-only; the files are the
+           mounting user's. On ext2/3/4 a file that existed before is
+           changed only by replacing it (truncate or write anew); writing
+           into its middle fails.
+  webdav   Windows without WinFsp: a WebDAV serve on 127.0.0.1 and the exact
+           'net use' line that attaches it (DIR a drive letter, else the
+           next free one). It offers Digest, which Windows' WebClient uses
+           over plain http as it is; Basic over http would need the
+           registry value BasicAuthLevel=2, and the WebClient refuses files
+           larger than FileSizeLimitInBytes (50000000 bytes unless raised).
+  nfs      macOS without FUSE: an NFSv3 serve on 127.0.0.1 and the
+           'mount_nfs' line for the system's own client (DIR a folder you
+           own); the random export path is the only secret NFSv3 has.
+The winfsp, webdav and nfs mounts stay in the foreground until Ctrl-C or
+'cryptvol unmount VOLUME'; --raw, --loop and --allow-other are FUSE's. See
+'cryptvol help serve' for the servers' durability and security.
+
 Every format opens: VeraCrypt, TrueCrypt, LUKS1/2, BitLocker (--raw: the NTFS
 or FAT inside for ntfs-3g or mtools), FileVault 2, hidden volumes (--hidden),
 and --protect-hidden makes an outer volume refuse writes that would land in
@@ -72,6 +97,8 @@ Examples:
   cryptvol mount secret.hc ~/secret --password-file pw.txt
   cryptvol mount disk.luks /mnt/data --raw --loop
   cryptvol mount outer.hc ~/outer --protect-hidden --hidden-password-file hpw
+  cryptvol mount secret.hc Z: --password-file pw.txt          (Windows)
+  cryptvol mount secret.hc ~/secret --via nfs --password-file pw.txt
 `,
 		run: runMount,
 	})
@@ -115,6 +142,7 @@ Example:
 type mountFlags struct {
 	raw, loop, readOnly, foreground, allowOther, debug bool
 	fstype                                             string
+	via                                                string // --via: the front end (mount.ChooseFrontEnd)
 }
 
 func runMount(ctx context.Context, a *app, args []string) error {
@@ -130,12 +158,20 @@ func runMount(ctx context.Context, a *app, args []string) error {
 	fs.BoolVarP(&mf.foreground, "foreground", "f", false, "stay in the foreground until unmounted or interrupted")
 	fs.BoolVar(&mf.allowOther, "allow-other", false, "let other users see the mount (needs user_allow_other in /etc/fuse.conf)")
 	fs.BoolVar(&mf.debug, "debug", false, "log every FUSE request (to stderr with --foreground, else to the mount's log)")
+	fs.StringVar(&mf.via, "via", "", "front end: fuse, winfsp, webdav or nfs (default: the one this system has, see above)")
 	if err := parseFlags(fs, c, a, args); err != nil {
 		return err
 	}
 	mf.readOnly = mf.readOnly || cf.compat.readOnly // VeraCrypt's -m ro
 	if err := wantArgs(fs, 2, 2); err != nil {
 		return err
+	}
+	front, why, err := mount.ChooseFrontEnd(mf.via)
+	if err != nil {
+		return usageError(err)
+	}
+	if front != mount.FrontFUSE && !mount.IsDaemon() {
+		return runMountVia(ctx, a, fs, cf, &mf, front, why, fs.Arg(0), fs.Arg(1))
 	}
 	if mount.IsDaemon() {
 		return runMountDaemon(ctx, cf, &mf, fs.Arg(0), fs.Arg(1))
@@ -727,7 +763,7 @@ func unmountAll(ctx context.Context, a *app, table mount.Table, force bool, time
 // unmountRecorded unmounts the mount of record e and waits for its
 // daemon to finish writing and exit.
 func unmountRecorded(ctx context.Context, table mount.Table, e mount.Entry, force bool, timeout time.Duration) error {
-	if (force || e.Mode == mount.ModeWebDAV || e.Mode == modeNFS) && e.Alive {
+	if (force || e.Mode == mount.ModeWebDAV || e.Mode == modeNFS || e.Mode == modeWinFsp) && e.Alive {
 		// A WebDAV or NFS server has no mount to take away: SIGTERM makes it
 		// finish the requests under way, close the volume and exit.
 		if err := mount.Terminate(e.PID); err != nil {

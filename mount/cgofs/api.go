@@ -3,6 +3,7 @@ package cgofs
 import (
 	"errors"
 	"log"
+	"runtime"
 )
 
 // Options tune a Mount.
@@ -29,3 +30,12 @@ var (
 	// Windows, libfuse on Linux.
 	ErrNotInstalled = errors.New("the FUSE layer is not installed")
 )
+
+// Layer names the FUSE layer cgofuse drives here: WinFsp on Windows,
+// libfuse elsewhere (the Linux test build).
+func Layer() string {
+	if runtime.GOOS == "windows" {
+		return "WinFsp"
+	}
+	return "libfuse (cgofuse)"
+}

@@ -62,20 +62,13 @@ func Mount(dir string, fsys filesystem.FS, o Options) (*Mounted, error) {
 		return m, nil
 	case <-m.done:
 		a.Close()
-		return nil, fmt.Errorf("mounting at %s through %s failed (the FUSE layer's message, if any, is on stderr)", dir, layerName())
+		return nil, fmt.Errorf("mounting at %s through %s failed (the FUSE layer's message, if any, is on stderr)", dir, Layer())
 	case <-time.After(30 * time.Second):
 		host.Unmount()
 		<-m.done
 		a.Close()
-		return nil, fmt.Errorf("mounting at %s through %s: not ready after 30 s", dir, layerName())
+		return nil, fmt.Errorf("mounting at %s through %s: not ready after 30 s", dir, Layer())
 	}
-}
-
-func layerName() string {
-	if runtime.GOOS == "windows" {
-		return "WinFsp"
-	}
-	return "libfuse (cgofuse)"
 }
 
 // mountOptions are the FUSE command-line options for o.

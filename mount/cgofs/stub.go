@@ -28,3 +28,6 @@ func (m *Mounted) Unmount() error { return Available() }
 
 // Wait does nothing.
 func (m *Mounted) Wait() error { return Available() }
+
+// Done is never closed.
+func (m *Mounted) Done() <-chan struct{} { return nil }
