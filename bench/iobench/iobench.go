@@ -32,8 +32,10 @@ type Options struct {
 	// Via is "mount" (a FUSE mount of the volume's FAT filesystem, the
 	// way users see it), "api" (the fat package in this process) or
 	// "webdav" (served as 'cryptvol serve --webdav' serves it, moved by
-	// an HTTP client on loopback; the FUSE mount is then measured in the
-	// same run beside it, where FUSE is available).
+	// an HTTP client on loopback) or "nfs" (served as 'cryptvol serve
+	// --nfs' serves it, moved by an NFSv3 client on loopback); with
+	// webdav and nfs the FUSE mount is measured in the same run beside
+	// it, where FUSE is available.
 	Via string
 	// Runs is how many times the raw and the encrypted pass are repeated,
 	// alternately (default 3); the fastest of each counts, so that a disk
@@ -65,7 +67,7 @@ type Result struct {
 	Runs       int    `json:"runs"`
 	Raw        Speed  `json:"raw"`
 	Encrypted  Speed  `json:"encrypted"`
-	// Mount is the FUSE mount measured beside a WebDAV pass (nil
+	// Mount is the FUSE mount measured beside a WebDAV or NFS pass (nil
 	// otherwise, or where FUSE is not available).
 	Mount         *Speed  `json:"mount,omitempty"`
 	WriteOverhead float64 `json:"write_overhead_percent"`
@@ -96,15 +98,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if c, err := ciphers.LookupChain(o.Encryption); err != nil || c.Legacy {
 		return r, fmt.Errorf("%w: unknown or legacy encryption %q", ErrOptions, o.Encryption)
 	}
-	if o.Via != "mount" && o.Via != "api" && o.Via != "webdav" {
-		return r, fmt.Errorf("%w: via %q (want mount, api or webdav)", ErrOptions, o.Via)
+	if o.Via != "mount" && o.Via != "api" && o.Via != "webdav" && o.Via != "nfs" {
+		return r, fmt.Errorf("%w: via %q (want mount, api, webdav or nfs)", ErrOptions, o.Via)
 	}
 	if o.Via == "mount" {
 		if err := mount.Available(); err != nil {
 			return r, err
 		}
 	}
-	besideMount := o.Via == "webdav" && mount.Available() == nil
+	besideMount := (o.Via == "webdav" || o.Via == "nfs") && mount.Available() == nil
 	progress := func(s string) {
 		if o.Progress != nil {
 			o.Progress(s)

@@ -58,6 +58,25 @@ func TestRunMount(t *testing.T) {
 	run(t, "mount")
 }
 
+// TestRunServed goes through the WebDAV and the NFS serve on loopback,
+// with the FUSE mount measured beside them where FUSE is usable.
+func TestRunServed(t *testing.T) {
+	for _, via := range []string{"webdav", "nfs"} {
+		t.Run(via, func(t *testing.T) {
+			r := run(t, via)
+			if mount.Available() != nil {
+				if r.Mount != nil {
+					t.Errorf("a mount pass without FUSE: %+v", r.Mount)
+				}
+				return
+			}
+			if r.Mount == nil || !(r.Mount.WriteBPS > 0 && r.Mount.ReadBPS > 0) {
+				t.Errorf("the FUSE mount beside %s: %+v, want both speeds measured", via, r.Mount)
+			}
+		})
+	}
+}
+
 // TestRunRefusesBadOptions: options the benchmark cannot measure are
 // refused with ErrOptions before anything is written.
 func TestRunRefusesBadOptions(t *testing.T) {
@@ -67,7 +86,7 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		"block size not a multiple of 512": func(o *Options) { o.BlockSize = 1000 },
 		"size below one block":             func(o *Options) { o.Size = 100 },
 		"unknown encryption":               func(o *Options) { o.Encryption = "ROT13" },
-		"via neither mount nor api":        func(o *Options) { o.Via = "nfs" },
+		"via none of the front ends":       func(o *Options) { o.Via = "smb" },
 		"target a directory":               func(o *Options) { o.Target = dir },
 	} {
 		o := good

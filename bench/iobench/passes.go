@@ -177,6 +177,8 @@ func encryptedPass(ctx context.Context, o Options, device bool, blocks *blockSou
 		s, err = apiPass(ctx, o, v, f, blocks)
 	case "webdav":
 		s, err = webdavPass(ctx, o, v, f, blocks)
+	case "nfs":
+		s, err = nfsPass(ctx, o, v, f, blocks)
 	default:
 		s, err = mountPass(ctx, o, v, f, blocks)
 	}
