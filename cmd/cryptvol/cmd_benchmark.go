@@ -118,10 +118,12 @@ its row uses TrueCrypt's 2000 iterations.
 io TARGET writes --size (default 256M) in --block-size writes with fsync
 and reads it back, straight to TARGET (a new file, or a block device with
 --force) and through an encrypted volume on it (--encryption, --via mount,
-api or webdav), and prints MB/s of both and the overhead in percent. With
---via webdav the file goes through the WebDAV front end of 'cryptvol serve'
-(an HTTP PUT and GET on loopback), and the FUSE mount is measured beside it
-in the same run where FUSE is available.
+api, webdav or nfs), and prints MB/s of both and the overhead in percent.
+With --via webdav the file goes through the WebDAV front end of 'cryptvol
+serve' (an HTTP PUT and GET on loopback), with --via nfs through its NFSv3
+front end (WRITEs answered after a sync, then READs, on loopback), and the
+FUSE mount is measured beside either in the same run where FUSE is
+available.
 
 --format svg draws the run as a chart (ciphers: Encrypt/Decrypt/Mean bars
 per algorithm; kdf: unlock time per PRF; matrix: a hash x encryption heat

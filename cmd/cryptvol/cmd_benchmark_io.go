@@ -38,7 +38,7 @@ func addBenchIOFlags(fs *pflag.FlagSet) {
 		fs.String("encryption", "AES", "io: cipher or cascade of the encrypted pass (VeraCrypt names)")
 	}
 	if fs.Lookup("via") == nil {
-		fs.String("via", "mount", "io: encrypted pass through a FUSE mount (mount), the Go API (api) or WebDAV on loopback beside the FUSE mount (webdav)")
+		fs.String("via", "mount", "io: encrypted pass through a FUSE mount (mount), the Go API (api), or WebDAV (webdav) or NFSv3 (nfs) on loopback beside the FUSE mount")
 	}
 	if fs.Lookup("runs") == nil {
 		fs.Int("runs", 3, "io: raw and encrypted passes, alternately; the fastest of each counts")
@@ -89,8 +89,8 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		return usageError(fmt.Errorf("--runs: want 1 to 100"))
 	}
 	via := flagValue(bf.fs, "via", "mount")
-	if via != "mount" && via != "api" && via != "webdav" {
-		return usageError(fmt.Errorf("--via %q: want mount, api or webdav", via))
+	if via != "mount" && via != "api" && via != "webdav" && via != "nfs" {
+		return usageError(fmt.Errorf("--via %q: want mount, api, webdav or nfs", via))
 	}
 	target := args[0]
 	if fi, err := os.Stat(target); err == nil && flagValue(bf.fs, "force", "false") != "true" {
@@ -141,9 +141,11 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		how = "the Go API in this process (--via api)"
 	case "webdav":
 		how = "WebDAV on loopback, an HTTP PUT and GET of the file (--via webdav)"
-		if r.Mount != nil {
-			how += "; beside it the FUSE mount"
-		}
+	case "nfs":
+		how = "NFSv3 on loopback, FILE_SYNC WRITEs and READs of the file (--via nfs)"
+	}
+	if r.Mount != nil {
+		how += "; beside it the FUSE mount"
 	}
 	fmt.Fprintf(a.stdout, "Target: %s (%s); %s per pass in %s writes then fsync, read back from the disk; best of %d runs\n",
 		r.Target, r.TargetKind, humanSize(r.Size), humanSize(int64(r.BlockSize)), r.Runs)
@@ -154,8 +156,11 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", "", "Write (fsync)", "Read")
 	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", "Raw", rate(r.Raw.WriteBPS), rate(r.Raw.ReadBPS))
 	encName := "Encrypted"
-	if r.Via == "webdav" {
+	switch r.Via {
+	case "webdav":
 		encName = "WebDAV"
+	case "nfs":
+		encName = "NFS"
 	}
 	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", encName, rate(r.Encrypted.WriteBPS), rate(r.Encrypted.ReadBPS))
 	if r.Mount != nil {
