@@ -54,6 +54,3 @@ func winfspInstallDir() (string, error) {
 	}
 	return syscall.UTF16ToString(buf[:size/2]), nil
 }
-
-// libfuseOptions are libfuse's alone (see the Linux files).
-var libfuseOptions []string

@@ -83,11 +83,15 @@ func mountOptions(o Options, a *FS) []string {
 		// volume label Explorer shows is the volume's name.
 		opts = append(opts, "-o", "uid=-1,gid=-1", "-o", "volname="+name, "-o", "FileSystemName=cryptvol")
 	} else {
-		// hard_remove: an open file that is removed goes at once, as
-		// rm does on a local filesystem, instead of being renamed to a
-		// visible .fuse_hidden file.
+		// No hard_remove: libfuse 3 has none on its command line (it is
+		// set in the init callback's configuration, which cgofuse does
+		// not expose), and with it libfuse 2 forgets the path of an open
+		// file that is removed and fails its reads with ENOENT before
+		// they reach the adapter (cgofuse sets no nullpath_ok). So an
+		// open file that is removed is renamed to .fuse_hidden* until
+		// it is closed; WinFsp has no such thing (Windows deletes on
+		// the last close).
 		opts = append(opts, "-o", "fsname="+name+",subtype=cryptvol")
-		opts = append(opts, libfuseOptions...)
 	}
 	if o.ReadOnly || a.w == nil {
 		opts = append(opts, "-o", "ro")
