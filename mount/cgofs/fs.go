@@ -40,9 +40,10 @@ type FS struct {
 	folds   bool // names compare without case (FAT, exFAT)
 	handles map[uint64]*handle
 	next    uint64
-	// writers holds the one WritableFile open on each path, shared by
+	// writers holds the one WritableFile open on each file, shared by
 	// every handle that writes it: two handles of one file must not
-	// keep two views of its size and clusters.
+	// keep two views of its size and clusters. The key is key(path):
+	// "/A.TXT" and "/a.txt" are one file on FAT.
 	writers  map[string]*writer
 	uid, gid uint32
 	mounted  time.Time
@@ -66,9 +67,11 @@ type handle struct {
 	old bool
 }
 
-// writer is a WritableFile and the number of handles using it.
+// writer is a WritableFile, the path it was opened at and the number of
+// handles using it.
 type writer struct {
 	wf   filesystem.WritableFile
+	name string
 	refs int
 }
 
@@ -134,7 +137,7 @@ func clean(p string) string { return path.Clean("/" + p) }
 // statLocked describes p, from its open writer when it has one (whose
 // size is ahead of the directory entry until it is closed).
 func (f *FS) statLocked(p string) (iofs.FileInfo, error) {
-	if w := f.writers[p]; w != nil {
+	if w := f.writers[f.key(p)]; w != nil {
 		return w.wf.Stat()
 	}
 	return f.ro.Lstat(p)
@@ -275,9 +278,9 @@ func (f *FS) remove(p string, dir bool) int {
 	}
 	// Handles still open on the removed file keep their writer or file;
 	// a new file of the same name gets its own.
-	delete(f.writers, p)
+	delete(f.writers, f.key(p))
 	for _, h := range f.handles {
-		if h.path == p {
+		if h.path != "" && f.sameName(h.path, p) {
 			h.path = ""
 		}
 	}
@@ -324,6 +327,25 @@ func (f *FS) sameName(a, b string) bool {
 	return a == b
 }
 
+// key is p as the writers map knows it: one key for the spellings of a
+// name that the filesystem takes for one.
+func (f *FS) key(p string) string {
+	if f.folds {
+		return strings.ToUpper(p)
+	}
+	return p
+}
+
+// under reports whether p is dir or lies beneath it, and what follows
+// dir in p ("" or "/...").
+func (f *FS) under(p, dir string) (string, bool) {
+	if len(p) < len(dir) || !f.sameName(p[:len(dir)], dir) {
+		return "", false
+	}
+	rest := p[len(dir):]
+	return rest, rest == "" || rest[0] == '/'
+}
+
 // Rename moves a file or directory, replacing a file (or an empty
 // directory) at the target as rename(2) does.
 func (f *FS) Rename(from, to string) int {
@@ -350,48 +372,51 @@ func (f *FS) Rename(from, to string) int {
 	if src.IsDir() && strings.HasPrefix(to, from+"/") {
 		return -fuse.EINVAL
 	}
-	// Open writers below from are closed (committing their entries)
-	// before the entries move, and opened again at their new names.
-	moved := map[string]*writer{}
+	// Open writers at or below from are closed (committing their
+	// entries) before the entries move, and opened again at their new
+	// names (where the filesystem cannot reopen a file, its open
+	// WritableFile is kept: ext4's follows its inode).
+	var moved []*writer
 	for k, w := range f.writers {
-		if k == from || strings.HasPrefix(k, from+"/") {
+		if _, ok := f.under(w.name, from); ok {
 			if f.openW != nil {
 				if err := w.wf.Close(); err != nil {
-					return f.fail("rename", k, err)
+					return f.fail("rename", w.name, err)
 				}
 			}
-			moved[to+strings.TrimPrefix(k, from)] = w
+			moved = append(moved, w)
 			delete(f.writers, k)
 		}
 	}
-	delete(f.writers, to)
+	if !f.sameName(from, to) {
+		delete(f.writers, f.key(to))
+	}
 	err = f.w.Rename(from, to)
-	for k, w := range moved {
+	for _, w := range moved {
+		if rest, _ := f.under(w.name, from); err == nil {
+			w.name = to + rest
+		}
 		if f.openW != nil {
-			name := k
-			if err != nil {
-				name = from + strings.TrimPrefix(k, to)
-			}
-			wf, oerr := f.openW(name)
+			wf, oerr := f.openW(w.name)
 			if oerr != nil {
-				f.logf("rename %s: reopening %s: %v", from, name, oerr)
+				f.logf("rename %s: reopening %s: %v", from, w.name, oerr)
 				continue
 			}
 			w.wf = wf
-			f.writers[name] = w
-		} else if err == nil {
-			f.writers[k] = w
 		}
+		f.writers[f.key(w.name)] = w
 	}
 	if err != nil {
 		return f.fail("rename", from, err)
 	}
 	for _, h := range f.handles {
-		switch {
-		case h.path == to:
+		if h.path == "" {
+			continue
+		}
+		if rest, ok := f.under(h.path, from); ok {
+			h.path = to + rest
+		} else if f.sameName(h.path, to) {
 			h.path = "" // replaced: its file is gone from the tree
-		case h.path == from || strings.HasPrefix(h.path, from+"/"):
-			h.path = to + strings.TrimPrefix(h.path, from)
 		}
 	}
 	return 0
@@ -440,7 +465,7 @@ func (f *FS) Utimens(p string, tmsp []fuse.Timespec) int {
 	}
 	// An open writer commits its entry first, so that its own update of
 	// the times does not come after these.
-	if w := f.writers[p]; w != nil {
+	if w := f.writers[f.key(p)]; w != nil {
 		if err := w.wf.Sync(); err != nil {
 			return f.fail("utimens", p, err)
 		}
@@ -458,7 +483,7 @@ func (f *FS) Access(p string, mask uint32) int { return 0 }
 // trunc, else as it is (which needs filesystem.OpenWriter unless the
 // file is empty).
 func (f *FS) writerLocked(p string, trunc bool) (*writer, error) {
-	if w := f.writers[p]; w != nil {
+	if w := f.writers[f.key(p)]; w != nil {
 		if trunc {
 			if err := w.wf.Truncate(0); err != nil {
 				return nil, err
@@ -486,8 +511,8 @@ func (f *FS) writerLocked(p string, trunc bool) (*writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{wf: wf, refs: 1}
-	f.writers[p] = w
+	w := &writer{wf: wf, name: p, refs: 1}
+	f.writers[f.key(p)] = w
 	return w, nil
 }
 
@@ -635,7 +660,7 @@ func (f *FS) Read(p string, buff []byte, ofst int64, fh uint64) int {
 	var r io.ReaderAt = h.f
 	if h.w != nil {
 		r = h.w.wf
-	} else if w := f.writers[h.path]; w != nil && h.path != "" {
+	} else if w := f.writers[f.key(h.path)]; w != nil && h.path != "" {
 		r = w.wf
 	}
 	n, err := r.ReadAt(buff, ofst)
@@ -740,8 +765,8 @@ func (f *FS) releaseLocked(p string, w *writer) error {
 	if w.refs > 0 {
 		return nil
 	}
-	if f.writers[p] == w {
-		delete(f.writers, p)
+	if f.writers[f.key(w.name)] == w {
+		delete(f.writers, f.key(w.name))
 	} else {
 		for k, v := range f.writers {
 			if v == w {
