@@ -62,6 +62,11 @@ var (
 	ErrBusy = errors.New("the mount is busy (files or directories in it are in use)")
 	// ErrNotMounted means the directory is not a mount point.
 	ErrNotMounted = errors.New("not mounted")
+	// ErrNotFiles means the volume holds no filesystem a files mount
+	// serves (FAT and exFAT, written in process); the error says what is
+	// there. It is declared on every platform, as cmd/cryptvol tests for
+	// it everywhere (the files mount itself is Linux and macOS only).
+	ErrNotFiles = errors.New("no filesystem served as files")
 )
 
 func (o *Options) logf(format string, args ...any) {

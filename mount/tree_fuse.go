@@ -13,10 +13,6 @@ import (
 	"github.com/cryptvol/cryptvol/filesystem"
 )
 
-// ErrNotFiles means the volume holds no filesystem a files mount serves
-// (FAT and exFAT, written in process); the error says what is there.
-var ErrNotFiles = errors.New("no filesystem served as files")
-
 // filesTree is what a files mount serves: a filesystem of the one
 // filesystem layer (filesystem.FS, and its Writer when writable).
 type filesTree interface {
