@@ -29,3 +29,15 @@ func privateMountsProcAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr {
 	a.Unshareflags |= syscall.CLONE_NEWNS
 	return a
 }
+
+// driverProcAttr: a driver whose raw file's server dies (SIGKILL) would go
+// on serving I/O errors from a mount nobody takes down; SIGTERM at its
+// parent's death makes it unmount its filesystem and exit. (The parent
+// thread's death, strictly; the Go runtime does not end its threads.)
+func driverProcAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr {
+	if a == nil {
+		a = &syscall.SysProcAttr{}
+	}
+	a.Pdeathsig = syscall.SIGTERM
+	return a
+}

@@ -8,3 +8,5 @@ import "syscall"
 func PrivateMountsAvailable() bool { return false }
 
 func privateMountsProcAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr { return a }
+
+func driverProcAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr { return a }

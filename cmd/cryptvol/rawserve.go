@@ -155,11 +155,11 @@ func (h *rawHelper) finish() error {
 	}
 	err := h.child.Wait()
 	h.killDriver()
-	if !h.info.Private && h.info.Dir != "" {
+	if h.info.Dir != "" {
 		// What a dead helper could not take down (in a namespace the
-		// kernel does).
+		// kernel does, but the directories are in the shared /tmp).
 		for _, d := range []string{h.info.Files, filepath.Join(h.info.Dir, "raw")} {
-			if _, ok := mount.IsMountPoint(d); ok {
+			if _, ok := mount.IsMountPoint(d); ok && !h.info.Private {
 				mount.Unmount(d, true)
 			}
 		}
