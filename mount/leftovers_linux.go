@@ -9,15 +9,17 @@ import (
 	"syscall"
 )
 
-// A command that writes through a stacked driver keeps two private mounts
-// in a directory of its own, PrivateDirPrefix<pid>-<random> under the
-// temporary directory: raw (the decrypted volume, served by cryptvol) and
-// files (the driver's mount of it). Killed with SIGKILL, it cannot take
-// them down; worse, when one of its threads was waiting on the driver while
-// the driver waited on the raw file the dead process served, the process
-// stays a zombie with a thread in D state and every stat of the mounts
-// hangs (issue 25, item 4). CleanPrivateMounts, run by the next command,
-// finds such leftovers and takes them down so that nothing blocks.
+// A write through a stacked driver keeps two private mounts in a
+// directory of its own, PrivateDirPrefix<pid>-<random> under the temporary
+// directory: raw (the decrypted volume, served by cryptvol's helper
+// process, whose pid is in the name) and files (the driver's mount of it).
+// As root they live in the helper's own mount namespace; otherwise they
+// are in the shared table, and a helper killed with SIGKILL cannot take
+// them down. (Before the helper, the command served the raw file itself
+// and, killed while one of its threads waited on the driver, stayed a
+// zombie with a thread in D state, every stat of the mounts hanging: issue
+// 25, item 4.) CleanPrivateMounts, run by every command, finds such
+// leftovers and takes them down so that nothing blocks.
 
 // PrivateDirPrefix begins the name of a command's private mount directory;
 // the owner's process id follows it.

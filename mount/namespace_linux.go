@@ -8,13 +8,13 @@ import (
 // PrivateMountsAvailable reports whether a Child started with
 // ChildOptions.PrivateMounts gets a mount namespace of its own. As root it
 // does (CLONE_NEWNS, with every mount made private so nothing propagates
-// back). Without root it would take a user namespace as well, and the
-// drivers do not mount from one: ntfs-3g (setuid root on Debian) and
-// fusermount3 refuse to run setuid inside it, and mount(2) of a FUSE
-// filesystem there would map the user to root of the namespace, which the
-// raw file's owner check then refuses. So an ordinary user's private
-// mounts stay in a private directory, and the next command cleans up what
-// a killed one left (CleanPrivateMounts).
+// back). Without root it would need a user namespace as well, and the
+// driver does not run in one: Debian's ntfs-3g is setuid root, and in an
+// unprivileged user namespace (unshare -Urm, kernel 6.18) it stops at once
+// with "priv drop: setgroups failed: Operation not permitted" (setgroups is
+// denied there). So an ordinary user's private mounts stay in a private
+// directory, and the next command cleans up what a killed helper left
+// (CleanPrivateMounts).
 func PrivateMountsAvailable() bool { return os.Geteuid() == 0 }
 
 func privateMountsProcAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr {

@@ -275,6 +275,10 @@ func serveRaw(ctx context.Context, secret []byte, d *mount.Daemon) error {
 	var ended error
 	select {
 	case <-gone:
+	case <-ctx.Done():
+		// SIGTERM from outside (a shutdown): the command's writes fail
+		// from here on, but what the driver holds is written.
+		ended = errors.New("the process serving the raw file was told to stop (SIGTERM)")
 	case <-drv.Done():
 		ended = fmt.Errorf("%s ended while the command was writing: %v", drv.Name(), drv.Wait())
 	case <-m.Done():
