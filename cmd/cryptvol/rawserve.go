@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cryptvol/cryptvol/mount"
@@ -187,7 +186,9 @@ func (h *rawHelper) killDriver() {
 	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err == nil && strings.Contains(string(b), h.info.Dir+"/") {
-		syscall.Kill(pid, syscall.SIGKILL)
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
 	}
 }
 
