@@ -153,7 +153,7 @@ func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volAr
 		// cannot be handed over (BitLocker, FileVault: no snapshot of
 		// their keys) is still served from here.
 		container, _ := filepath.Abs(volArg)
-		helper, err = startRawHelper(ctx, a, v, fstype, container, allowRoot)
+		helper, err = startRawHelper(ctx, a.stderr, v, rawServeSecret{FSType: fstype, Container: container, AllowRoot: allowRoot})
 		if err == nil {
 			root, err := os.OpenRoot(helper.filesDir())
 			if err != nil {

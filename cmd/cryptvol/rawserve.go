@@ -63,12 +63,19 @@ type rawServeSecret struct {
 	FSType    string `json:"fstype"`
 	Container string `json:"container"`
 	AllowRoot bool   `json:"allow_root,omitempty"`
+	// MountPoint, for `cryptvol mount`: the driver mounts the files there
+	// for everyone to see (no namespace), and the helper ends when it is
+	// unmounted. Empty for put, rm, mkdir, mv: a private directory.
+	MountPoint string `json:"mount_point,omitempty"`
+	ReadOnly   bool   `json:"read_only,omitempty"`
+	AllowOther bool   `json:"allow_other,omitempty"`
 }
 
 // rawServeInfo is the helper's ready message.
 type rawServeInfo struct {
 	Dir       string `json:"dir"`   // the private directory (raw, files)
 	Files     string `json:"files"` // the driver's mount point
+	Raw       string `json:"raw"`   // the raw file
 	DriverPID int    `json:"driver_pid"`
 	// Private: the mounts are in the helper's own mount namespace.
 	Private bool `json:"private"`
@@ -83,7 +90,9 @@ type rawHelper struct {
 
 // startRawHelper starts the helper on v (which stays open here, unused,
 // until the helper has exited) and returns once the driver's mount is up.
-func startRawHelper(ctx context.Context, a *app, v *volume.Volume, fstype, container string, allowRoot bool) (*rawHelper, error) {
+// s says what to serve (its Snapshot is filled in here); the helper's
+// messages go to msgs.
+func startRawHelper(ctx context.Context, msgs io.Writer, v *volume.Volume, s rawServeSecret) (*rawHelper, error) {
 	f := v.File()
 	if f == nil {
 		return nil, volume.ErrNoSnapshot
@@ -97,7 +106,8 @@ func startRawHelper(ctx context.Context, a *app, v *volume.Volume, fstype, conta
 	if err != nil {
 		return nil, err
 	}
-	secret, err := json.Marshal(rawServeSecret{Snapshot: b, FSType: fstype, Container: container, AllowRoot: allowRoot})
+	s.Snapshot = b
+	secret, err := json.Marshal(s)
 	clear(b)
 	if err != nil {
 		return nil, err
@@ -107,8 +117,8 @@ func startRawHelper(ctx context.Context, a *app, v *volume.Volume, fstype, conta
 	if err != nil {
 		return nil, err
 	}
-	c, err := mount.StartChild(ctx, []string{os.Args[0], "serve-raw"}, secret, a.stderr,
-		mount.ChildOptions{Files: []*os.File{f, lr}, PrivateMounts: true})
+	c, err := mount.StartChild(ctx, []string{os.Args[0], "serve-raw"}, secret, msgs,
+		mount.ChildOptions{Files: []*os.File{f, lr}, PrivateMounts: s.MountPoint == ""})
 	lr.Close()
 	if err != nil {
 		lw.Close()
@@ -162,7 +172,9 @@ func (h *rawHelper) finish() error {
 				mount.Unmount(d, true)
 			}
 		}
-		os.Remove(h.info.Files)
+		if strings.HasPrefix(h.info.Files, h.info.Dir+"/") {
+			os.Remove(h.info.Files) // not a mount point of the user's
+		}
 		os.Remove(filepath.Join(h.info.Dir, "raw"))
 		os.Remove(h.info.Dir)
 	}
@@ -228,7 +240,7 @@ func serveRaw(ctx context.Context, secret []byte, d *mount.Daemon) error {
 		file.Close()
 		return fmt.Errorf("reading the volume from the command: %w", err)
 	}
-	v, err := volume.ReopenFile(ctx, file, &snap, volume.Options{Warn: func(msg string) { fmt.Fprintln(d, "cryptvol: warning:", msg) }})
+	v, err := volume.ReopenFile(ctx, file, &snap, volume.Options{ReadOnly: s.ReadOnly, Warn: func(msg string) { fmt.Fprintln(d, "cryptvol: warning:", msg) }})
 	snap.Wipe()
 	if err != nil {
 		return withCode(exitIO, err)
@@ -246,32 +258,38 @@ func serveRaw(ctx context.Context, secret []byte, d *mount.Daemon) error {
 		return withCode(exitIO, err)
 	}
 	rawDir, filesDir := filepath.Join(tmp, "raw"), filepath.Join(tmp, "files")
+	dirs := []string{rawDir, filesDir}
+	if s.MountPoint != "" {
+		filesDir, dirs = s.MountPoint, dirs[:1]
+	}
 	cleanDirs := func() {
-		os.Remove(filesDir)
-		os.Remove(rawDir)
+		for _, dir := range dirs {
+			os.Remove(dir)
+		}
 		os.Remove(tmp)
 	}
-	for _, dir := range []string{rawDir, filesDir} {
+	for _, dir := range dirs {
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			v.Close()
 			cleanDirs()
 			return withCode(exitIO, err)
 		}
 	}
-	m, err := mount.MountRaw(rawDir, v, mount.Options{FsName: s.Container, Container: s.Container, AllowRoot: s.AllowRoot})
+	m, err := mount.MountRaw(rawDir, v, mount.Options{FsName: s.Container, Container: s.Container, AllowRoot: s.AllowRoot, ReadOnly: s.ReadOnly})
 	if err != nil {
 		v.Close()
 		cleanDirs()
 		return withCode(exitIO, err)
 	}
-	drv, err := mount.StartDriver(s.FSType, filepath.Join(rawDir, mount.RawFileName), filesDir, mount.DriverOptions{})
+	raw := filepath.Join(rawDir, mount.RawFileName)
+	drv, err := mount.StartDriver(s.FSType, raw, filesDir, mount.DriverOptions{ReadOnly: s.ReadOnly, AllowOther: s.AllowOther, Log: d})
 	if err != nil {
 		m.Shutdown()
 		v.Close()
 		cleanDirs()
 		return withCode(exitDamaged, err)
 	}
-	d.ReadyWith(rawServeInfo{Dir: tmp, Files: filesDir, DriverPID: drv.PID(), Private: mount.PrivateMountsAvailable()})
+	d.ReadyWith(rawServeInfo{Dir: tmp, Files: filesDir, Raw: raw, DriverPID: drv.PID(), Private: s.MountPoint == "" && mount.PrivateMountsAvailable()})
 
 	var ended error
 	select {
@@ -281,7 +299,13 @@ func serveRaw(ctx context.Context, secret []byte, d *mount.Daemon) error {
 		// from here on, but what the driver holds is written.
 		ended = errors.New("the process serving the raw file was told to stop (SIGTERM)")
 	case <-drv.Done():
-		ended = fmt.Errorf("%s ended while the command was writing: %v", drv.Name(), drv.Wait())
+		if s.MountPoint != "" {
+			// Unmounted (cryptvol unmount, fusermount3 -u): the end of
+			// a mount, an error only if the driver says so.
+			ended = drv.Wait()
+		} else {
+			ended = fmt.Errorf("%s ended while the command was writing: %v", drv.Name(), drv.Wait())
+		}
 	case <-m.Done():
 		ended = fmt.Errorf("the raw file's mount went away while the command was writing: %v", m.Wait())
 	}
