@@ -265,9 +265,13 @@ func TestVolumeDirtyFlag(t *testing.T) {
 	if _, err := parseBootRegion(m.Data[:24*512], size); err != nil {
 		t.Fatalf("boot region after use: %v", err)
 	}
-	// A volume found dirty stays so until Check(true).
+	// A volume found dirty and opened as it is (NoRecovery) stays so
+	// until Check(true).
 	m.Data[offVolumeFlags] |= flagVolumeDirty
-	fs = mustOpen(t, m, size)
+	fs, err := OpenWithOptions(m, size, Options{NoRecovery: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	mustWrite(t, fs, "/g", []byte("g"))
 	fs.Sync()
 	if !fs.Dirty() || flags()&flagVolumeDirty == 0 {
@@ -276,6 +280,14 @@ func TestVolumeDirtyFlag(t *testing.T) {
 	r, err := fs.Check(true)
 	if err != nil || !r.Dirty || r.ExitCode() != 1 || flags()&flagVolumeDirty != 0 {
 		t.Errorf("Check(true) of a dirty volume: %v, exit code %d, flags %#x\n%s", err, r.ExitCode(), flags(), r)
+	}
+	fs.Close()
+	// Opened writable the usual way, a dirty volume with nothing left
+	// half-way is recovered: marked clean at once.
+	m.Data[offVolumeFlags] |= flagVolumeDirty
+	fs = mustOpen(t, m, size)
+	if fs.Dirty() || flags()&flagVolumeDirty != 0 || fs.Recovery() == nil {
+		t.Errorf("a dirty volume was not recovered at a writable open: Dirty %v, flags %#x, recovery %v", fs.Dirty(), flags(), fs.Recovery())
 	}
 	fs.Close()
 	needTools(t, "fsck.exfat", "exfatlabel")

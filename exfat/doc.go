@@ -89,8 +89,12 @@
 //
 //   - VolumeDirty is set in the main boot sector before the first write
 //     after Open or Sync, and cleared (with PercentInUse brought up to
-//     date) by Sync and Close once everything else is on disk. A volume
-//     that was dirty when opened stays dirty until Check(true).
+//     date) by Sync and Close once everything else is on disk. A writable
+//     Open of a volume found dirty recovers it first (recover.go): what
+//     an interrupted session leaves (two names of one file from a rename,
+//     lost clusters) is mended and the flag cleared, which Recovery
+//     reports; a volume with more wrong than that, or opened with
+//     NoRecovery, stays dirty until Check(true).
 //   - Entry sets of up to a sector's worth of entries (names of up to 210
 //     UTF-16 units, with 512-byte sectors) are placed within one sector, so
 //     creating, updating and removing one is a single sector write. A set

@@ -21,6 +21,10 @@ type Options struct {
 	Location *time.Location
 	// Now returns the current time for new timestamps; nil means time.Now.
 	Now func() time.Time
+	// NoRecovery opens a volume left dirty as it is, without recovering
+	// what its last session left half-way (which a writable Open
+	// otherwise does, see recover.go), so that Check reports it.
+	NoRecovery bool
 }
 
 // FS is an open exFAT filesystem. All methods are safe for concurrent use;
@@ -59,6 +63,7 @@ type FS struct {
 	// needsRepair, once it found some, refuses changes that free clusters.
 	verified    bool
 	needsRepair error
+	recovery    *CheckReport // what the recovery at Open did, if anything
 	closed      bool
 	zero        []byte
 }
@@ -137,6 +142,11 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 	fs.fat = newFATTable(fatRaw, g.clusterCount, g.sectorSize)
 	if err := fs.loadRoot(); err != nil {
 		return nil, err
+	}
+	if fs.w != nil && fs.wasDirty && !opts.NoRecovery {
+		if err := fs.recoverInterrupted(); err != nil {
+			return nil, fmt.Errorf("exfat: recovering after an interrupted session: %w", err)
+		}
 	}
 	return fs, nil
 }

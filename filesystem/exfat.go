@@ -10,6 +10,7 @@ import (
 )
 
 var exfatErrors = []errorPair{
+	{exfat.ErrNeedsRepair, ErrNeedsRepair}, // before ErrCorrupt, which it may wrap
 	{exfat.ErrNotExFAT, ErrUnknown},
 	{exfat.ErrTooSmall, ErrCorrupt},
 	{exfat.ErrCorrupt, ErrCorrupt},
@@ -17,7 +18,7 @@ var exfatErrors = []errorPair{
 	{exfat.ErrReadOnly, ErrReadOnly},
 	{exfat.ErrNoSpace, ErrNoSpace},
 	// A file larger than the whole volume does not fit either.
-	{exfat.ErrFileTooLarge, ErrNoSpace},
+	{exfat.ErrFileTooLarge, ErrFileTooLarge},
 	{exfat.ErrNotDir, ErrNotDir},
 	{exfat.ErrIsDir, ErrIsDir},
 	{exfat.ErrNotEmpty, ErrNotEmpty},
@@ -27,15 +28,6 @@ var exfatErrors = []errorPair{
 // exfatFS puts exfat.FS behind the interface. exFAT has no links: Lstat
 // is Stat and Readlink always fails with fs.ErrInvalid.
 type exfatFS struct{ f *exfat.FS }
-
-// ExFAT returns the exfat.FS behind fsys, for exFAT-only operations
-// (attributes, creation times), or nil when fsys is not exFAT.
-func ExFAT(fsys FS) *exfat.FS {
-	if f, ok := fsys.(*exfatFS); ok {
-		return f.f
-	}
-	return nil
-}
 
 func (f *exfatFS) Type() string    { return "exfat" }
 func (f *exfatFS) Version() string { return "" }
@@ -85,6 +77,30 @@ func (f *exfatFS) Close() error { return classify(f.f.Close(), exfatErrors) }
 // Dirty reports that the filesystem was not closed cleanly (VolumeDirty
 // was set when it was opened), for the front ends' warning.
 func (f *exfatFS) Dirty() bool { return f.f.Dirty() }
+
+// Recovered lists what the writable open's recovery of an interrupted
+// session did (see exfat's recover.go).
+func (f *exfatFS) Recovered() []string {
+	if r := f.f.Recovery(); r != nil {
+		return r.Repaired
+	}
+	return nil
+}
+
+func (f *exfatFS) NeedsRepair() error { return classify(f.f.NeedsRepair(), exfatErrors) }
+
+// KeepMetadata gives replacement the attributes (and the archive bit: it
+// is new content) and the creation time of old.
+func (f *exfatFS) KeepMetadata(old, replacement string) error {
+	fi, err := f.f.Stat(old)
+	if err != nil {
+		return classify(err, exfatErrors)
+	}
+	if err := f.f.SetAttributes(replacement, fi.Attributes()|exfat.AttrArchive); err != nil {
+		return classify(err, exfatErrors)
+	}
+	return classify(f.f.SetCreateTime(replacement, fi.CreateTime()), exfatErrors)
+}
 
 func (f *exfatFS) Create(name string) (WritableFile, error) {
 	ff, err := f.f.Create(name)
@@ -140,3 +156,20 @@ func (f *exfatWritable) WriteAt(p []byte, off int64) (int, error) {
 
 func (f *exfatWritable) Truncate(size int64) error { return classify(f.w.Truncate(size), exfatErrors) }
 func (f *exfatWritable) Sync() error               { return classify(f.w.Sync(), exfatErrors) }
+
+// SetReadOnly sets or clears the read-only attribute.
+func (f *exfatFS) SetReadOnly(name string, readOnly bool) error {
+	fi, err := f.f.Stat(name)
+	if err != nil {
+		return classify(err, exfatErrors)
+	}
+	a := fi.Attributes() &^ exfat.AttrDir
+	b := a &^ exfat.AttrReadOnly
+	if readOnly {
+		b |= exfat.AttrReadOnly
+	}
+	if a == b {
+		return nil
+	}
+	return classify(f.f.SetAttributes(name, b), exfatErrors)
+}

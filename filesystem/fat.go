@@ -10,10 +10,12 @@ import (
 )
 
 var fatErrors = []errorPair{
+	{fat.ErrNeedsRepair, ErrNeedsRepair}, // before ErrCorrupt, which it wraps
 	{fat.ErrNotFAT, ErrUnknown},
-	{fat.ErrTooSmall, ErrCorrupt},
+	{fat.ErrTooSmall, ErrTooSmall},
 	{fat.ErrCorrupt, ErrCorrupt},
 	{fat.ErrReadOnly, ErrReadOnly},
+	{fat.ErrFileTooLarge, ErrFileTooLarge},
 	{fat.ErrNoSpace, ErrNoSpace},
 	{fat.ErrNotDir, ErrNotDir},
 	{fat.ErrIsDir, ErrIsDir},
@@ -24,15 +26,6 @@ var fatErrors = []errorPair{
 // fatFS puts fat.FS behind the interface. FAT has no links: Lstat is Stat
 // and Readlink always fails with fs.ErrInvalid.
 type fatFS struct{ f *fat.FS }
-
-// FAT returns the fat.FS behind fsys, for FAT-only operations (format
-// options, attributes), or nil when fsys is not FAT.
-func FAT(fsys FS) *fat.FS {
-	if f, ok := fsys.(*fatFS); ok {
-		return f.f
-	}
-	return nil
-}
 
 func (f *fatFS) Type() string    { return "vfat" }
 func (f *fatFS) Version() string { return f.f.Type().String() }
@@ -72,9 +65,41 @@ func (f *fatFS) Readlink(name string) (string, error) {
 	return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
 }
 
+// fatMaxFileSize is the largest FAT file: the directory entry holds the
+// size in 32 bits.
+const fatMaxFileSize = 1<<32 - 1
+
 func (f *fatFS) Statfs() Statfs {
 	s := f.f.Statfs()
-	return Statfs{BlockSize: s.ClusterSize, TotalBytes: s.TotalBytes, FreeBytes: s.FreeBytes, AvailBytes: s.FreeBytes}
+	return Statfs{BlockSize: s.ClusterSize, TotalBytes: s.TotalBytes, FreeBytes: s.FreeBytes, AvailBytes: s.FreeBytes, MaxFileSize: fatMaxFileSize}
+}
+
+// Dirty reports that the volume's last session was interrupted and, for a
+// read-only open, not recovered: it is shown as it is.
+func (f *fatFS) Dirty() bool { return f.f.Dirty() }
+
+// Recovered lists what the writable open's recovery of an interrupted
+// session did.
+func (f *fatFS) Recovered() []string {
+	if r := f.f.Recovery(); r != nil {
+		return r.Repaired
+	}
+	return nil
+}
+
+func (f *fatFS) NeedsRepair() error { return classify(f.f.NeedsRepair(), fatErrors) }
+
+// KeepMetadata gives replacement the attributes (and the archive bit: it
+// is new content) and the creation time of old.
+func (f *fatFS) KeepMetadata(old, replacement string) error {
+	fi, err := f.f.Stat(old)
+	if err != nil {
+		return classify(err, fatErrors)
+	}
+	if err := f.f.SetAttributes(replacement, fi.Attributes()|fat.AttrArchive); err != nil {
+		return classify(err, fatErrors)
+	}
+	return classify(f.f.SetCreateTime(replacement, fi.CreateTime()), fatErrors)
 }
 
 func (f *fatFS) Close() error { return classify(f.f.Close(), fatErrors) }
@@ -132,3 +157,20 @@ func (f *fatWritable) WriteAt(p []byte, off int64) (int, error) {
 
 func (f *fatWritable) Truncate(size int64) error { return classify(f.w.Truncate(size), fatErrors) }
 func (f *fatWritable) Sync() error               { return classify(f.w.Sync(), fatErrors) }
+
+// SetReadOnly sets or clears the read-only attribute.
+func (f *fatFS) SetReadOnly(name string, readOnly bool) error {
+	fi, err := f.f.Stat(name)
+	if err != nil {
+		return classify(err, fatErrors)
+	}
+	a := fi.Attributes() &^ fat.AttrDir
+	b := a &^ fat.AttrReadOnly
+	if readOnly {
+		b |= fat.AttrReadOnly
+	}
+	if a == b {
+		return nil
+	}
+	return classify(f.f.SetAttributes(name, b), fatErrors)
+}

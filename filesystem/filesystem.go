@@ -2,6 +2,7 @@ package filesystem
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"time"
@@ -54,6 +55,9 @@ type Statfs struct {
 	// Files and FreeFiles count inodes where the filesystem has a fixed
 	// number of them (ext2/3/4); both are 0 otherwise.
 	Files, FreeFiles uint64
+	// MaxFileSize is the largest file the filesystem holds when that is
+	// smaller than the volume (FAT: 4 GiB - 1 byte), else 0.
+	MaxFileSize int64
 }
 
 // InodeInfo is implemented by the FileInfo.Sys() values of filesystems
@@ -110,6 +114,29 @@ type Dirtier interface {
 	Dirty() bool
 }
 
+// Recoverer is a Writer that, when opened on a filesystem whose last
+// session was interrupted, completes or undoes what was left half-way
+// before anything else (FAT). Recovered lists what that did (nil when
+// there was nothing to do); NeedsRepair is non-nil, wrapping
+// ErrNeedsRepair, when the filesystem must be repaired (Check(true))
+// before it may change.
+type Recoverer interface {
+	Recovered() []string
+	NeedsRepair() error
+}
+
+// Attributer is a Writer whose files carry attributes and a creation
+// time (FAT, exFAT). A file that replaces another under a temporary name
+// takes them over with KeepMetadata(old, replacement), as rewriting the
+// file in place would have kept them; a file whose read-only attribute is
+// set is one its owner asked not to be replaced (Mode has no write bits).
+type Attributer interface {
+	KeepMetadata(old, replacement string) error
+	// SetReadOnly sets or clears the read-only attribute (chmod a-w and
+	// u+w through a mount).
+	SetReadOnly(name string, readOnly bool) error
+}
+
 // Checker is an FS that can check (and with repair, mend) itself.
 type Checker interface {
 	Check(repair bool) (CheckReport, error)
@@ -150,6 +177,14 @@ var (
 	// ErrNotEmpty means a directory to remove (or to replace by a
 	// rename) has entries.
 	ErrNotEmpty = errors.New("directory not empty")
+	// ErrFileTooLarge means a file would grow beyond what the filesystem
+	// (FAT: 4 GiB - 1 byte) or the volume holds. It is ErrNoSpace too.
+	ErrFileTooLarge = fmt.Errorf("file too large: %w", ErrNoSpace)
+	// ErrNeedsRepair means the filesystem is known to be damaged in a
+	// way that a change could make worse (FAT cross-links): it stays
+	// readable, and changes wait for Check(true).
+	// It is ErrCorrupt too.
+	ErrNeedsRepair = fmt.Errorf("needs repair: %w", ErrCorrupt)
 )
 
 // classified keeps an implementation's error (its message, its chain)

@@ -17,8 +17,12 @@ type Options struct {
 	// Writable asks for a Writer where the implementation can write and
 	// dev is an io.WriterAt; otherwise the filesystem is opened read-only.
 	Writable bool
+	// NoRecovery opens a writable filesystem whose last session was
+	// interrupted as it is, without recovering it first (FAT, exFAT), so
+	// that a check reports what was left half-way.
+	NoRecovery bool
 	// FAT passes options to the FAT implementation (time zone, clock);
-	// its ReadOnly is set from Writable.
+	// its ReadOnly and NoRecovery are set from Writable and NoRecovery.
 	FAT fat.Options
 }
 
@@ -44,6 +48,7 @@ func OpenAs(typ string, dev io.ReaderAt, size int64, opts Options) (FS, error) {
 	case "vfat":
 		o := opts.FAT
 		o.ReadOnly = !opts.Writable
+		o.NoRecovery = o.NoRecovery || opts.NoRecovery
 		f, err := fat.OpenWithOptions(dev, size, o)
 		if err != nil {
 			return nil, classify(err, fatErrors)
@@ -70,7 +75,7 @@ func OpenAs(typ string, dev io.ReaderAt, size int64, opts Options) (FS, error) {
 		}
 		return &ntfsFS{f}, nil
 	case "exfat":
-		f, err := exfat.OpenWithOptions(dev, size, exfat.Options{ReadOnly: !opts.Writable})
+		f, err := exfat.OpenWithOptions(dev, size, exfat.Options{ReadOnly: !opts.Writable, NoRecovery: opts.NoRecovery})
 		if err != nil {
 			return nil, classify(err, exfatErrors)
 		}

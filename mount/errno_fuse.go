@@ -7,14 +7,13 @@ import (
 	iofs "io/fs"
 	"syscall"
 
-	"github.com/cryptvol/cryptvol/exfat"
-	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
-// errno maps the fat, exfat and volume packages' errors onto the errno a POSIX
-// filesystem returns for the same condition. Anything unrecognised is an
-// I/O error.
+// errno maps the filesystem layer's and the volume's errors onto the
+// errno a POSIX filesystem returns for the same condition. Anything
+// unrecognised is an I/O error.
 func errno(err error) syscall.Errno {
 	switch {
 	case err == nil:
@@ -23,19 +22,19 @@ func errno(err error) syscall.Errno {
 		return syscall.ENOENT
 	case errors.Is(err, iofs.ErrExist):
 		return syscall.EEXIST
-	case errors.Is(err, fat.ErrNotEmpty), errors.Is(err, exfat.ErrNotEmpty):
+	case errors.Is(err, filesystem.ErrNotEmpty):
 		return syscall.ENOTEMPTY
-	case errors.Is(err, fat.ErrIsDir), errors.Is(err, exfat.ErrIsDir):
+	case errors.Is(err, filesystem.ErrIsDir):
 		return syscall.EISDIR
-	case errors.Is(err, fat.ErrNotDir), errors.Is(err, exfat.ErrNotDir):
+	case errors.Is(err, filesystem.ErrNotDir):
 		return syscall.ENOTDIR
-	case errors.Is(err, fat.ErrInvalidName), errors.Is(err, exfat.ErrInvalidName):
+	case errors.Is(err, filesystem.ErrInvalidName):
 		return syscall.EINVAL
-	case errors.Is(err, fat.ErrNoSpace), errors.Is(err, exfat.ErrNoSpace):
-		return syscall.ENOSPC
-	case errors.Is(err, fat.ErrFileTooLarge), errors.Is(err, exfat.ErrFileTooLarge):
+	case errors.Is(err, filesystem.ErrFileTooLarge): // before ErrNoSpace, which it wraps
 		return syscall.EFBIG
-	case errors.Is(err, fat.ErrReadOnly), errors.Is(err, exfat.ErrReadOnly), errors.Is(err, volume.ErrReadOnly):
+	case errors.Is(err, filesystem.ErrNoSpace):
+		return syscall.ENOSPC
+	case errors.Is(err, filesystem.ErrReadOnly), errors.Is(err, volume.ErrReadOnly):
 		return syscall.EROFS
 	case errors.Is(err, volume.ErrProtected):
 		// TrueCrypt's hidden-volume protection: refuse, loudly, and keep

@@ -21,7 +21,7 @@ import (
 )
 
 // MountFiles serves the FAT or exFAT filesystem inside v at dir. It opens
-// the filesystem itself (errors wrap fat.ErrNotFAT when there is neither);
+// the filesystem itself (errors wrap ErrNotFiles when there is neither);
 // Wait, Unmount and Shutdown close it again. The volume stays open.
 func MountFiles(dir string, v Volume, o Options) (*Mount, error) {
 	ffs, err := openTree(v, o.ReadOnly)

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/internal/diskio"
 	"github.com/cryptvol/cryptvol/mount"
 	"github.com/cryptvol/cryptvol/volume"
@@ -33,7 +33,7 @@ func (b *blockSource) block(i int64) []byte {
 }
 
 // writer and reader are what a pass writes to and reads from: an
-// *os.File, a file in a FUSE mount, or a *fat.File.
+// *os.File, a file in a FUSE mount, or a file of the filesystem layer.
 type writer interface {
 	WriteAt(p []byte, off int64) (int, error)
 	Sync() error
@@ -164,13 +164,13 @@ func encryptedPass(ctx context.Context, o Options, device bool, blocks *blockSou
 		return s, "", err
 	}
 	defer v.Close()
-	if err := fat.Format(v, v.Size(), fat.FormatOptions{Label: "IOBENCH"}); err != nil {
+	if _, err := filesystem.Format(v, v.Size(), filesystem.FormatOptions{Type: "fat", Label: "IOBENCH"}); err != nil {
 		return s, "", err
 	}
 	fsName := "FAT"
-	if ffs, err := fat.OpenWithOptions(v, v.Size(), fat.Options{ReadOnly: true}); err == nil {
-		fsName = ffs.Type().String()
-		ffs.Close()
+	if fsys, err := filesystem.OpenAs("vfat", v, v.Size(), filesystem.Options{}); err == nil {
+		fsName = fsys.Version()
+		fsys.Close()
 	}
 	switch o.Via {
 	case "api":
@@ -183,14 +183,18 @@ func encryptedPass(ctx context.Context, o Options, device bool, blocks *blockSou
 	return s, fsName, err
 }
 
-// apiPass goes through the fat package in this process.
+// apiPass goes through the filesystem layer in this process.
 func apiPass(ctx context.Context, o Options, v *volume.Volume, container *os.File, blocks *blockSource) (Speed, error) {
 	var s Speed
-	ffs, err := fat.Open(v, v.Size())
+	fsys, err := filesystem.OpenAs("vfat", v, v.Size(), filesystem.Options{Writable: true})
 	if err != nil {
 		return s, err
 	}
-	defer ffs.Close()
+	defer fsys.Close()
+	ffs, ok := fsys.(filesystem.Writer)
+	if !ok {
+		return s, filesystem.ErrReadOnly
+	}
 	f, err := ffs.Create("/bench.bin")
 	if err != nil {
 		return s, err
@@ -203,11 +207,12 @@ func apiPass(ctx context.Context, o Options, v *volume.Volume, container *os.Fil
 		return s, err
 	}
 	diskio.DropCache(container)
-	if f, err = ffs.Open("/bench.bin"); err != nil {
+	r, err := ffs.Open("/bench.bin")
+	if err != nil {
 		return s, err
 	}
-	defer f.Close()
-	s.ReadBPS, err = timedRead(ctx, f, o.Size, blocks)
+	defer r.Close()
+	s.ReadBPS, err = timedRead(ctx, r, o.Size, blocks)
 	return s, err
 }
 

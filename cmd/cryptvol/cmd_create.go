@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/fsprobe"
 	"github.com/cryptvol/cryptvol/internal/atomicfile"
 	"github.com/cryptvol/cryptvol/internal/progress"
@@ -316,10 +316,16 @@ func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) boo
 	}
 	oi := ov.Info()
 	usedEnd := oi.DataOffset
-	if ffs, err := fat.OpenWithOptions(ov, ov.Size(), fat.Options{ReadOnly: true}); err == nil {
-		usedEnd = oi.DataOffset + ffs.UsedEnd()
-		ffs.Close()
-	} else if !f.force {
+	// The filesystems whose used space cryptvol can see are those it
+	// places a hidden volume behind.
+	seen := false
+	if outerFS, err := filesystem.Open(ov, ov.Size(), filesystem.Options{}); err == nil {
+		if ue, ok := outerFS.(filesystem.UsedEnder); ok {
+			usedEnd, seen = oi.DataOffset+ue.UsedEnd(), true
+		}
+		outerFS.Close()
+	}
+	if !seen && !f.force {
 		what := "no filesystem cryptvol recognises"
 		if r, perr := fsprobe.Probe(ov); perr == nil {
 			what = "a filesystem of type " + r.Type

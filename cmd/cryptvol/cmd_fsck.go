@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/fsprobe"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -111,7 +110,7 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer v.Close()
-	typ := "vfat" // and where nothing is recognised: openFATOn explains
+	typ := "vfat" // and where nothing is recognised: fsckBuiltIn explains
 	if r, err := fsprobe.Probe(v); err == nil {
 		typ = r.Type
 	}
@@ -139,49 +138,80 @@ type fsckFunc func(ctx context.Context, a *app, v *volume.Volume, o *fsckOptions
 // FAT and exFAT built in, the others the filesystem's own tools on a
 // decrypted copy. A built-in checker replaces an external one here.
 var fsckers = map[string]fsckFunc{
-	"vfat":  fsckFAT,
-	"exfat": fsckExFAT,
+	"vfat":  fsckBuiltIn,
+	"exfat": fsckBuiltIn,
 	"ext2":  e2fsck.run,
 	"ext3":  e2fsck.run,
 	"ext4":  e2fsck.run,
 	"ntfs":  ntfsfix.run,
 }
 
-func fsckFAT(ctx context.Context, a *app, v *volume.Volume, o *fsckOptions) error {
-	mode := fatRead
-	if o.repair {
-		mode = fatRepair
+// fsckBuiltIn is fsck of FAT and exFAT with their own checkers. A repair
+// opens the filesystem as found (an interrupted session not recovered
+// first: the check reports it and the repair completes it), and is
+// followed by a fresh check of what is on disk.
+func fsckBuiltIn(ctx context.Context, a *app, v *volume.Volume, o *fsckOptions) error {
+	typ := "vfat" // and where nothing is recognised: the error explains
+	if r, err := fsprobe.Probe(v); err == nil {
+		typ = r.Type
 	}
-	ffs, done, err := openFATOn(a, v, o.volPath, mode)
+	check := func(repair bool) (filesystem.CheckReport, error) {
+		fsys, err := filesystem.OpenAs(typ, v, v.Size(), filesystem.Options{Writable: repair, NoRecovery: repair})
+		if err != nil {
+			if typ == "vfat" && (errors.Is(err, filesystem.ErrUnknown) || errors.Is(err, filesystem.ErrTooSmall)) {
+				return nil, notFATError(v, o.volPath, false, err)
+			}
+			return nil, withCode(exitDamaged, err)
+		}
+		if d, ok := fsys.(filesystem.Dirtier); ok && !repair && typ == "vfat" && d.Dirty() {
+			warnDirtyFAT(a, o.volPath)
+		}
+		ck, ok := fsys.(filesystem.Checker)
+		if !ok {
+			fsys.Close()
+			return nil, withCode(exitNoTool, fmt.Errorf("no built-in checker for %s", typ))
+		}
+		rep, err := ck.Check(repair)
+		if cerr := fsys.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, fsErrorIn(o.volPath, err)
+		}
+		return rep, nil
+	}
+	rep, err := check(o.repair)
 	if err != nil {
 		return err
 	}
-	rep, err := ffs.Check(o.repair)
-	if cerr := done(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fatError(err)
+	after, carried := filesystem.AfterRepair(rep)
+	if o.repair && !rep.Clean() && !carried {
+		if after, err = check(false); err != nil {
+			return err
+		}
 	}
 	if o.json {
-		if err := writeJSON(a.stdout, fsckJSON(rep)); err != nil {
+		if err := writeJSON(a.stdout, filesystem.CheckJSON(rep, after)); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprint(a.stdout, rep.String())
+		if after != nil && !carried {
+			fmt.Fprintf(a.stdout, "after the repair:\n%s", after.String())
+		}
 	}
-	return fsckResult(rep, o.volPath)
+	return fsckResult(rep, after, o.volPath)
 }
 
 // fsckResult is fsck's exit status: 0 clean, 1 all repaired, 3 problems
 // remain.
-func fsckResult(rep *fat.CheckReport, volPath string) error {
+func fsckResult(rep, after filesystem.CheckReport, volPath string) error {
 	switch {
 	case rep.Clean():
 		return nil
-	case rep.After == nil:
+	case after == nil:
 		return withCode(exitDamaged, fmt.Errorf("the filesystem has problems; 'cryptvol fsck %s --repair' repairs them", volPath))
-	case rep.After.Clean():
+	case after.Clean():
 		return repairedAll(errors.New("problems found and all of them repaired"))
 	}
 	return withCode(exitDamaged, errors.New("problems remain after the repair (listed above)"))
@@ -217,40 +247,13 @@ func runFormat(ctx context.Context, a *app, args []string) error {
 		return withCode(exitDestroy, fmt.Errorf("the volume already holds a %s filesystem (use --force to replace it and lose its files)", r.Type))
 	}
 	if spec.fs == "none" {
-		return fatError(eraseSignatures(v))
+		return fsError(eraseSignatures(v))
 	}
 	if err := formatVolume(ctx, a, v, spec); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return interrupted("format stopped: the volume holds no usable filesystem now; run the same command again")
 		}
-		return fatError(err)
+		return fsError(err)
 	}
 	return v.Close()
-}
-
-// fatFormatOptions parses the --filesystem, --label and --serial values
-// shared by format and create.
-func fatFormatOptions(fsType, label, serial string) (fat.FormatOptions, error) {
-	var o fat.FormatOptions
-	switch strings.ToLower(fsType) {
-	case "fat", "vfat":
-		o.Type = fat.TypeAuto
-	case "fat12":
-		o.Type = fat.FAT12
-	case "fat16":
-		o.Type = fat.FAT16
-	case "fat32":
-		o.Type = fat.FAT32
-	default:
-		return o, usageError(fmt.Errorf("unknown filesystem %q (want fat, fat12, fat16 or fat32)", fsType))
-	}
-	o.Label = label
-	if serial != "" {
-		n, err := parseSerial(serial)
-		if err != nil {
-			return o, err
-		}
-		o.Serial = n
-	}
-	return o, nil
 }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/fsprobe"
 	"github.com/cryptvol/cryptvol/mount"
 	"github.com/cryptvol/cryptvol/volume"
@@ -529,7 +528,7 @@ func startMount(ctx context.Context, v *volume.Volume, mf *mountFlags, e *mount.
 		}
 		m, err := mount.MountFiles(e.MountPoint, v, mo)
 		switch {
-		case errors.Is(err, fat.ErrNotFAT), errors.Is(err, fat.ErrTooSmall):
+		case errors.Is(err, mount.ErrNotFiles):
 			kind := "no FAT filesystem"
 			if r, perr := fsprobe.Probe(v); perr == nil {
 				kind = "a " + r.Type + " filesystem"

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
 
@@ -99,7 +98,7 @@ func runPut(ctx context.Context, a *app, args []string) error {
 			return usageError(fmt.Errorf("%s is a directory (use -r)", s))
 		}
 	}
-	ffs, tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
+	tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
 		if ctx.Err() != nil {
 			// Stopped while getting the key or opening the filesystem:
@@ -110,14 +109,7 @@ func runPut(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	lk := putLinks{follow: *follow, recursive: *recursive}
-	if tree != nil {
-		return closeTree(done, putTree(ctx, a, tree, srcs, dest, into, *force, lk))
-	}
-	err = putAll(ctx, a, ffs, srcs, dest, into, *force, lk)
-	if cerr := done(); err == nil {
-		err = fatError(cerr)
-	}
-	return err
+	return closeTree(done, putTree(ctx, a, tree, srcs, dest, into, *force, lk), fl.Arg(0))
 }
 
 // countSourceFiles counts the files put would copy from srcs (those
@@ -139,20 +131,16 @@ func countSourceFiles(srcs []string) int {
 	return n
 }
 
-// fatMaxFileSize is the largest file FAT can hold: its directory entry
-// records the size in 32 bits.
-const fatMaxFileSize = 1<<32 - 1
-
 // putJob is one file (or directory, to create) that put copies in.
 type putJob struct {
 	src, dest string
 	dir       bool
 	size      int64
 	mtime     time.Time
-	perm      fs.FileMode   // the source's permissions (kept where the filesystem has them)
-	old       *fat.FileInfo // the file replaced (--force), if any
-	in        io.Reader     // the data when src is "-" (standard input)
-	link      string        // a symbolic link's target: the job makes the link
+	perm      fs.FileMode // the source's permissions (kept where the filesystem has them)
+	replaces  bool        // an existing file is replaced (--force)
+	in        io.Reader   // the data when src is "-" (standard input)
+	link      string      // a symbolic link's target: the job makes the link
 }
 
 // stdinSource checks a "-" source: standard input, once, to a named file.
@@ -164,41 +152,7 @@ func stdinSource(a *app, srcs []string, dest string, into bool) error {
 	return nil
 }
 
-func putAll(ctx context.Context, a *app, ffs *fat.FS, srcs []string, dest string, into, force bool, lk putLinks) error {
-	plan, err := planPut(a, func(p string) (fs.FileInfo, error) {
-		fi, err := ffs.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		return fi, nil
-	}, srcs, dest, into, lk)
-	if err != nil {
-		return err
-	}
-	jobs := plan.jobs
-	if err := checkNames("vfat", jobs); err != nil {
-		return err
-	}
-	// Leftovers of killed puts first: they hold clusters the check below
-	// counts as used.
-	swept := map[string]bool{}
-	for _, j := range jobs {
-		if d := path.Dir(j.dest); !j.dir && !swept[d] {
-			swept[d] = true
-			sweepVolumeDir(a, ffs, d)
-		}
-	}
-	if err := checkPut(ffs, jobs, force); err != nil {
-		return err
-	}
-	if err := copyJobs(ctx, jobs, ffs, func(j putJob) error { return putFile(ctx, ffs, j) }, fatError); err != nil {
-		return err
-	}
-	return skippedLinks("FAT", plan.skipped)
-}
-
-// putDirs is what copyJobs needs of a filesystem besides writing files:
-// *fat.FS and the ext4/NTFS/exFAT writeTree both have it.
+// putDirs is what copyJobs needs of a filesystem besides writing files.
 type putDirs interface {
 	MkdirAll(name string) error
 	Chtimes(name string, atime, mtime time.Time) error
@@ -241,107 +195,6 @@ func copyJobs(ctx context.Context, jobs []putJob, dirs putDirs, putOne func(putJ
 				return wrap(err)
 			}
 		}
-	}
-	return nil
-}
-
-// checkPut refuses, before anything is written, a put that cannot
-// complete: a file that exists (without --force), a file larger than FAT
-// allows, or more data than the free space holds.
-func checkPut(ffs *fat.FS, jobs []putJob, force bool) error {
-	sf := ffs.Statfs()
-	cs := int64(sf.ClusterSize)
-	var need, bytes int64
-	for i := range jobs {
-		j := &jobs[i]
-		st, err := ffs.Stat(j.dest)
-		exists := err == nil
-		if j.dir {
-			if !exists {
-				need++ // its first cluster
-			} else if !st.IsDir() {
-				return withCode(exitDestroy, fmt.Errorf("%s exists in the volume and is not a directory", j.dest))
-			}
-			continue
-		}
-		if exists && !force {
-			return withCode(exitDestroy, fmt.Errorf("%s exists in the volume (use --force to replace it)", j.dest))
-		}
-		if exists {
-			if st.IsDir() {
-				return withCode(exitDestroy, fmt.Errorf("%s is a directory in the volume", j.dest))
-			}
-			if st.Attributes()&fat.AttrReadOnly != 0 {
-				return withCode(exitDestroy, fmt.Errorf("%s is read-only in the volume: not replaced", j.dest))
-			}
-			j.old = st
-		}
-		if j.size > fatMaxFileSize {
-			return withCode(exitIO, fmt.Errorf("%s is %s: a FAT file holds at most 4 GiB - 1 byte (%d bytes); nothing was written", j.src, humanSize(j.size), int64(fatMaxFileSize)))
-		}
-		// A replaced file's old clusters are freed only once the new
-		// content is complete, so they do not count as free.
-		need += (j.size + cs - 1) / cs
-		bytes += j.size
-	}
-	if need > int64(sf.FreeClusters) {
-		return withCode(exitIO, fmt.Errorf("%w: the files need %s (%d clusters of %d bytes), %s is free; nothing was written",
-			fat.ErrNoSpace, humanSize(bytes), need, cs, humanSize(sf.FreeBytes)))
-	}
-	return nil
-}
-
-// putFile copies one local file into the volume through a temporary name
-// in the destination's directory, renamed over the destination when
-// complete: a failure or an interrupt leaves no partial file, and a
-// replaced file keeps its old content until then.
-func putFile(ctx context.Context, ffs *fat.FS, j putJob) error {
-	var in io.Reader = j.in
-	if in == nil {
-		f, err := os.Open(j.src)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
-	}
-	dir, base := path.Split(j.dest)
-	tmp := path.Join(dir, atomicfile.TempName(base))
-	out, err := ffs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fatError(inVolume(fmt.Errorf("%s: %w", j.dest, err)))
-	}
-	_, err = copyCtx(ctx, out, in)
-	if err == nil && j.in != nil {
-		// Standard input is not sized in advance: FAT's limit is
-		// checked here.
-		if st, serr := out.Stat(); serr == nil && st.Size() > fatMaxFileSize {
-			err = fmt.Errorf("standard input is larger than a FAT file holds (4 GiB - 1 byte)")
-		}
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = ffs.Chtimes(tmp, j.mtime, j.mtime)
-	}
-	if err == nil && j.old != nil {
-		// A replaced file keeps its attributes and creation time, as it
-		// did when it was rewritten in place.
-		err = ffs.SetAttributes(tmp, j.old.Attributes()|fat.AttrArchive)
-		if err == nil {
-			err = ffs.SetCreateTime(tmp, j.old.CreateTime())
-		}
-	}
-	if err == nil {
-		err = ffs.Rename(tmp, j.dest)
-	}
-	if err != nil {
-		ffs.Remove(tmp)
-		if errors.Is(err, context.Canceled) {
-			return err
-		}
-		return fatError(fmt.Errorf("%s: %w", j.dest, err))
 	}
 	return nil
 }

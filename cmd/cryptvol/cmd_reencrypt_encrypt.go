@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/volume"
 	"github.com/cryptvol/cryptvol/volume/luks"
@@ -241,14 +241,14 @@ func (c closingHeader) Close() error {
 }
 
 // shrinkForHeaders is reencrypt's EncryptOptions.Shrink: of the
-// filesystems cryptvol writes, FAT is the one it can shrink (fat.Shrink
-// gives up free clusters at the end); any other is left to the user.
+// filesystems cryptvol writes, FAT is the one it can shrink (giving up
+// free clusters at the end); any other is left to the user.
 func shrinkForHeaders(dev volume.Device, fsType string, keep int64) (int64, error) {
-	if fsType != "vfat" {
-		return 0, fmt.Errorf("shrinking %s: %w", fsType, errors.ErrUnsupported)
-	}
-	got, err := fat.Shrink(dev, dev.Size(), keep)
-	if errors.Is(err, fat.ErrCannotShrink) {
+	got, err := filesystem.Shrink(fsType, dev, dev.Size(), keep)
+	switch {
+	case errors.Is(err, filesystem.ErrUnsupported):
+		return 0, fmt.Errorf("%w: %w", err, errors.ErrUnsupported)
+	case errors.Is(err, filesystem.ErrCannotShrink):
 		return 0, reencrypt.CannotShrink(err)
 	}
 	return got, err

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"strings"
 )
 
@@ -73,38 +70,11 @@ func runRm(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fl, 2, -1); err != nil {
 		return err
 	}
-	ffs, tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
+	tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
 		return err
 	}
-	if tree != nil {
-		return closeTree(done, inVolume(rmTree(tree, fl.Args()[1:], *recursive)))
-	}
-	for _, p := range fl.Args()[1:] {
-		p = volPath(p)
-		if p == "/" {
-			err = usageError(errors.New("refusing to remove the root directory"))
-			break
-		}
-		var st fs.FileInfo
-		if st, err = ffs.Stat(p); err != nil {
-			err = inVolume(err)
-			break
-		}
-		if st.IsDir() {
-			if !*recursive {
-				err = usageError(fmt.Errorf("%s is a directory (use -r)", p))
-				break
-			}
-			err = ffs.RemoveAll(p)
-		} else {
-			err = ffs.Remove(p)
-		}
-		if err != nil {
-			break
-		}
-	}
-	return closeFAT(done, err, fl.Arg(0))
+	return closeTree(done, inVolume(rmTree(tree, fl.Args()[1:], *recursive)), fl.Arg(0))
 }
 
 func runMkdir(ctx context.Context, a *app, args []string) error {
@@ -119,30 +89,11 @@ func runMkdir(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fl, 2, -1); err != nil {
 		return err
 	}
-	ffs, tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
+	tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
 		return err
 	}
-	if tree != nil {
-		return closeTree(done, inVolume(mkdirTree(tree, fl.Args()[1:], *parents)))
-	}
-	for _, p := range fl.Args()[1:] {
-		if err := checkPathNames("vfat", p); err != nil {
-			return closeFAT(done, err, fl.Arg(0))
-		}
-	}
-	for _, p := range fl.Args()[1:] {
-		if *parents {
-			err = ffs.MkdirAll(volPath(p))
-		} else {
-			err = ffs.Mkdir(volPath(p))
-		}
-		if err != nil {
-			err = inVolume(err)
-			break
-		}
-	}
-	return closeFAT(done, err, fl.Arg(0))
+	return closeTree(done, inVolume(mkdirTree(tree, fl.Args()[1:], *parents)), fl.Arg(0))
 }
 
 func runMv(ctx context.Context, a *app, args []string) error {
@@ -162,30 +113,11 @@ func runMv(ctx context.Context, a *app, args []string) error {
 		// Refused before the volume is opened: no key derivation for it.
 		return badOperand(fmt.Errorf("cannot move %s into itself (%s)", src, dst))
 	}
-	ffs, tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
+	tree, done, err := openWrite(ctx, a, fl, cf, fl.Arg(0))
 	if err != nil {
 		return err
 	}
-	if tree != nil {
-		return closeTree(done, inVolume(mvTree(tree, src, dst, *force)))
-	}
-	if st, serr := ffs.Stat(dst); serr == nil {
-		if st.IsDir() {
-			dst = path.Join(dst, path.Base(src))
-			if dst == src {
-				err = badOperand(fmt.Errorf("%s is already in %s", src, path.Dir(dst)))
-			}
-		} else if !*force {
-			err = withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", dst))
-		}
-	}
-	if err == nil {
-		err = checkPathNames("vfat", dst)
-	}
-	if err == nil {
-		err = inVolume(ffs.Rename(src, dst))
-	}
-	return closeFAT(done, err, fl.Arg(0))
+	return closeTree(done, inVolume(mvTree(tree, src, dst, *force)), fl.Arg(0))
 }
 
 // badOperand is exit 1 without the usage hint.

@@ -6,8 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/cryptvol/cryptvol/exfat"
-	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
@@ -73,7 +72,7 @@ func inVolume(err error) error {
 // exists (mkdir), or it holds a character the filesystem cannot store.
 // Nothing was lost or failed to read: exit 1, without the usage hint.
 func wrongOperand(err error) bool {
-	if errors.Is(err, fat.ErrInvalidName) || errors.Is(err, exfat.ErrInvalidName) {
+	if errors.Is(err, filesystem.ErrInvalidName) {
 		return true
 	}
 	var vp *volumePathError

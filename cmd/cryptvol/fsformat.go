@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cryptvol/cryptvol/exfat"
-	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -16,10 +14,10 @@ import (
 // formatSpec is what --filesystem, --label and --serial of create and
 // format ask for.
 type formatSpec struct {
-	fs     string // a key of formatters, or "none"
-	label  string
-	serial uint32 // 0: random (FAT and exFAT)
-	fat    fat.FormatOptions
+	fs      string // a key of formatters, or "none"
+	label   string
+	serial  uint32 // 0: random (FAT and exFAT)
+	fatType string // "fat" (by size), "fat12", "fat16" or "fat32"
 }
 
 // preflight says, before anything is written, that the tool the
@@ -61,11 +59,25 @@ func formatExt4(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec)
 		minBlock = v.SectorSize()
 	}
 	a.infof("Making ext4 ...")
-	err := filesystem.FormatExt4(v, v.Size(), spec.label, minBlock)
-	if errors.Is(err, filesystem.ErrTooSmall) {
-		return usageError(fmt.Errorf("%v: make the volume larger", err))
+	return formatBuiltIn(a, v, filesystem.FormatOptions{Type: "ext4", Label: spec.label, MinBlockSize: minBlock}, "make the volume larger")
+}
+
+// formatBuiltIn makes a filesystem cryptvol makes itself; tooSmall is the
+// advice when the volume is too small for it.
+func formatBuiltIn(a *app, v *volume.Volume, o filesystem.FormatOptions, tooSmall string) error {
+	note, err := filesystem.Format(v, v.Size(), o)
+	switch {
+	case errors.Is(err, filesystem.ErrTooSmall):
+		return usageError(fmt.Errorf("%v: %s", err, tooSmall))
+	case errors.Is(err, filesystem.ErrInvalidName):
+		return usageError(err)
+	case err != nil:
+		return err
 	}
-	return err
+	if note != "" {
+		a.infof("%s", note)
+	}
+	return nil
 }
 
 // filesystemNames is the list help texts and errors show.
@@ -77,11 +89,14 @@ func parseFormatSpec(fsType, label, serial string) (*formatSpec, error) {
 	s := &formatSpec{fs: strings.ToLower(fsType), label: label}
 	switch s.fs {
 	case "vfat", "fat12", "fat16", "fat32", "fat":
-		o, err := fatFormatOptions(s.fs, label, serial)
-		if err != nil {
-			return nil, err
+		s.fs, s.fatType = "fat", strings.TrimPrefix(s.fs, "v")
+		if serial != "" {
+			n, err := parseSerial(serial)
+			if err != nil {
+				return nil, err
+			}
+			s.serial = n
 		}
-		s.fs, s.fat = "fat", o
 		return s, nil
 	case "ext2", "ext3":
 		return nil, usageError(fmt.Errorf("--filesystem %s: cryptvol makes ext4 (which reads and writes like ext3 and ext2 where it matters); want %s", fsType, filesystemNames))
@@ -126,31 +141,13 @@ func formatVolume(ctx context.Context, a *app, v *volume.Volume, spec *formatSpe
 }
 
 func formatFAT(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
-	err := fat.Format(v, v.Size(), spec.fat)
-	if errors.Is(err, fat.ErrTooSmall) {
-		return usageError(fmt.Errorf("%v: make the volume larger or use --filesystem none", err))
-	}
-	return err
+	return formatBuiltIn(a, v, filesystem.FormatOptions{Type: spec.fatType, Label: spec.label, Serial: spec.serial}, "make the volume larger or use --filesystem none")
 }
 
-// formatExFAT makes what mkfs.exfat makes for the size. Under about
-// 3 MiB mkfs.exfat refuses its default 1 MiB alignment; there the
-// largest alignment that fits is used (what mkfs.exfat -b gives).
+// formatExFAT makes what mkfs.exfat makes for the size (below about 3 MiB
+// with the largest alignment that fits; filesystem.Format says so).
 func formatExFAT(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
-	o := exfat.FormatOptions{Label: spec.label, Serial: spec.serial}
-	err := exfat.Format(v, v.Size(), o)
-	for o.Align = 512 << 10; errors.Is(err, exfat.ErrTooSmall) && o.Align >= 4096; o.Align /= 2 {
-		if err = exfat.Format(v, v.Size(), o); err == nil {
-			a.infof("exFAT aligned to %d bytes (the volume is too small for mkfs.exfat's 1 MiB; what mkfs.exfat -b %d makes)", o.Align, o.Align)
-		}
-	}
-	if errors.Is(err, exfat.ErrTooSmall) {
-		return usageError(fmt.Errorf("%v: make the volume larger", err))
-	}
-	if errors.Is(err, exfat.ErrInvalidName) {
-		return usageError(err)
-	}
-	return err
+	return formatBuiltIn(a, v, filesystem.FormatOptions{Type: "exfat", Label: spec.label, Serial: spec.serial}, "make the volume larger")
 }
 
 func mkntfsArgs(label string, sectorSize int, image string) []string {

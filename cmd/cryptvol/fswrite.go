@@ -14,19 +14,18 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/cryptvol/cryptvol/fat"
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/fsprobe"
 	"github.com/cryptvol/cryptvol/mount"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
-// writeTree is what put, rm, mkdir and mv do to a filesystem other than
-// FAT: exFAT through package exfat, ext2/3/4 and NTFS through their own
-// user-space driver (fuse2fs, ntfs-3g) stacked on a private raw mount of
-// the volume. Paths are the volume's, starting with "/".
+// writeTree is what put, rm, mkdir and mv do to a filesystem: FAT, exFAT
+// and ext2/3/4 through an fsops.Tree over their filesystem.Writer, NTFS
+// through ntfs-3g stacked on a private raw mount of the volume. Paths are
+// the volume's, starting with "/".
 type writeTree interface {
-	// Type is the filesystem's name ("exfat", "ext4", "ntfs").
+	// Type is the filesystem's name ("vfat", "exfat", "ext4", "ntfs").
 	Type() string
 	Stat(name string) (fs.FileInfo, error)
 	ReadDir(name string) ([]fs.DirEntry, error)
@@ -38,7 +37,7 @@ type writeTree interface {
 	Rename(oldpath, newpath string) error
 	Chtimes(name string, atime, mtime time.Time) error
 	// Symlink makes name a symbolic link to target (ErrUnsupported on
-	// exFAT, which has none).
+	// FAT and exFAT, which have none).
 	Symlink(target, name string) error
 	// CreateExcl creates a new file (failing if the name exists).
 	CreateExcl(name string, perm fs.FileMode) (io.WriteCloser, error)
@@ -46,53 +45,84 @@ type writeTree interface {
 	Statfs() filesystem.Statfs
 }
 
+// What some filesystems have and others not (fsops.Tree answers for the
+// in-process ones).
+type (
+	symlinkHolder   interface{ HasSymlinks() bool }
+	attributeKeeper interface {
+		Protected(fi fs.FileInfo) bool
+		KeepMetadata(old, replacement string) error
+	}
+)
+
+// hasSymlinks: put copies links as links where the filesystem has them
+// (ext2/3/4; NTFS through ntfs-3g).
+func hasSymlinks(t writeTree) bool {
+	if h, ok := t.(symlinkHolder); ok {
+		return h.HasSymlinks()
+	}
+	return true
+}
+
+// isProtected: a file marked read-only on FAT or exFAT is not replaced.
+func isProtected(t writeTree, fi fs.FileInfo) bool {
+	k, ok := t.(attributeKeeper)
+	return ok && k.Protected(fi)
+}
+
+// keepMetadata gives a replacement the attributes and creation time of
+// the file it replaces, where the filesystem has them.
+func keepMetadata(t writeTree, old, replacement string) error {
+	if k, ok := t.(attributeKeeper); ok {
+		return k.KeepMetadata(old, replacement)
+	}
+	return nil
+}
+
+// fsName is a filesystem type as people write it.
+func fsName(fstype string) string {
+	switch fstype {
+	case "vfat":
+		return "FAT"
+	case "exfat":
+		return "exFAT"
+	case "ntfs":
+		return "NTFS"
+	}
+	return fstype
+}
+
 // openWrite unlocks the volume for writing (its lock held until done) and
-// opens the filesystem inside: a *fat.FS for FAT (and for a volume with no
-// filesystem recognised, which openFAT explains), a writeTree for exFAT,
-// ext2/3/4 (in process, through filesystem.Writer) and NTFS (ntfs-3g
-// stacked on a raw mount). done closes everything; for a driver tree it
-// unmounts the driver (which writes all it holds) before the raw mount.
-func openWrite(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags, volArg string) (*fat.FS, writeTree, func() error, error) {
+// opens the filesystem inside: FAT (also for a volume with no filesystem
+// recognised, which openFATTree explains), exFAT and ext2/3/4 in process
+// through filesystem.Writer, NTFS with ntfs-3g stacked on a raw mount.
+// done closes everything; for a driver tree it unmounts the driver (which
+// writes all it holds) before the raw mount.
+func openWrite(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags, volArg string) (writeTree, func() error, error) {
 	v, err := openVolume(ctx, a, fl, cf, volArg, false)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	r, perr := fsprobe.Probe(v)
 	switch {
 	case perr == nil && r.Type == "exfat":
-		t, done, err := openExFATTree(a, v)
-		return nil, t, done, err
+		return openExFATTree(a, v, volArg)
 	case perr == nil && isInProcessType(r.Type):
-		t, done, err := openExt4Tree(a, v, r.Type)
-		return nil, t, done, err
+		return openExt4Tree(a, v, r.Type)
 	case perr == nil && mount.DriverName(r.Type) != "":
-		t, done, err := openDriverTree(ctx, a, v, r.Type, volArg)
-		return nil, t, done, err
+		return openDriverTree(ctx, a, v, r.Type, volArg)
 	}
-	ffs, done, err := openFATOn(a, v, volArg, fatWrite)
-	return ffs, nil, done, err
+	return openFATTree(a, v, volArg)
 }
 
-// closeTree closes what openWrite opened for a writeTree and returns err,
-// or else the close's error, with the CLI's exit codes.
-func closeTree(done func() error, err error) error {
+// closeTree closes what openWrite opened and returns err, or else the
+// close's error, with the CLI's exit codes; volArg names the volume in
+// the advice given with them.
+func closeTree(done func() error, err error, volArg string) error {
 	if cerr := done(); err == nil {
 		err = cerr
 	}
-	return treeError(err)
-}
-
-// treeError maps the errors of a writeTree onto the CLI's exit codes.
-func treeError(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, filesystem.ErrCorrupt):
-		return withCode(exitDamaged, err)
-	case errors.Is(err, volume.ErrProtected), errors.Is(err, volume.ErrReadOnly):
-		return withCode(exitDestroy, err)
-	}
-	return err
+	return fsErrorIn(volArg, err)
 }
 
 // driverTree is a writeTree on the mount point of a stacked driver,

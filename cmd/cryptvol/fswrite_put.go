@@ -8,18 +8,19 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
 
-// putTree is put on a filesystem other than FAT, with the same promises:
-// every destination and the free space are checked before anything is
-// written, each file goes in under a temporary name and is renamed over
-// its destination when complete (a replaced file keeps its old content
-// until then), and Ctrl-C leaves no partial file.
+// putTree is put on any filesystem: every destination and the free space
+// are checked before anything is written, each file goes in under a
+// temporary name and is renamed over its destination when complete (a
+// replaced file keeps its old content until then), and Ctrl-C leaves no
+// partial file.
 func putTree(ctx context.Context, a *app, t writeTree, srcs []string, dest string, into, force bool, lk putLinks) error {
-	lk.keep = t.Type() != "exfat"
+	lk.keep = hasSymlinks(t)
 	plan, err := planPut(a, t.Stat, srcs, dest, into, lk)
 	if err != nil {
 		return err
@@ -39,17 +40,19 @@ func putTree(ctx context.Context, a *app, t writeTree, srcs []string, dest strin
 	if err := checkPutTree(t, jobs, force); err != nil {
 		return err
 	}
-	if err := copyJobs(ctx, jobs, t, func(j putJob) error { return putTreeFile(ctx, t, j) }, treeError); err != nil {
+	if err := copyJobs(ctx, jobs, t, func(j putJob) error { return putTreeFile(ctx, t, j) }, fsError); err != nil {
 		return err
 	}
-	return skippedLinks(t.Type(), plan.skipped)
+	return skippedLinks(fsName(t.Type()), plan.skipped)
 }
 
 // checkPutTree refuses, before anything is written, a put that cannot
-// complete: a file that exists (without --force), a directory in the way,
-// or more data than the space available holds (counted in whole blocks;
-// the filesystem's own metadata comes on top, so a put that passes may
-// still meet a full volume, and then removes its partial file).
+// complete: a file that exists (without --force) or is read-only, a
+// directory in the way, a file larger than the filesystem holds, or more
+// data than the space available holds (counted in whole blocks, a block
+// for each new directory; the filesystem's own metadata comes on top, so
+// a put that passes may still meet a full volume, and then removes its
+// partial file).
 func checkPutTree(t writeTree, jobs []putJob, force bool) error {
 	sf := t.Statfs()
 	bs := int64(sf.BlockSize)
@@ -57,15 +60,19 @@ func checkPutTree(t writeTree, jobs []putJob, force bool) error {
 		bs = 1
 	}
 	var need, bytes int64
-	for _, j := range jobs {
+	for i := range jobs {
+		j := &jobs[i]
 		st, err := t.Stat(j.dest)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return treeError(err)
+			return fsError(err)
 		}
 		if j.dir {
 			if exists && !st.IsDir() {
 				return withCode(exitDestroy, fmt.Errorf("%s exists in the volume and is not a directory", j.dest))
+			}
+			if !exists {
+				need += bs
 			}
 			continue
 		}
@@ -75,16 +82,40 @@ func checkPutTree(t writeTree, jobs []putJob, force bool) error {
 		if exists && st.IsDir() {
 			return withCode(exitDestroy, fmt.Errorf("%s is a directory in the volume", j.dest))
 		}
+		if exists && isProtected(t, st) {
+			return withCode(exitDestroy, fmt.Errorf("%s is read-only in the volume: not replaced", j.dest))
+		}
+		j.replaces = exists
+		if max := sf.MaxFileSize; max > 0 && j.size > max {
+			return withCode(exitIO, fmt.Errorf("%s is %s: a %s file holds at most %s (%d bytes); nothing was written", j.src, humanSize(j.size), fsName(t.Type()), humanLimit(max), max))
+		}
 		// A replaced file's blocks are freed only once the new content
 		// is complete, so they do not count as free.
 		need += (j.size + bs - 1) / bs * bs
 		bytes += j.size
 	}
 	if sf.TotalBytes > 0 && need > sf.AvailBytes {
-		return withCode(exitIO, fmt.Errorf("%w: the files need %s, %s is available; nothing was written",
-			filesystem.ErrNoSpace, humanSize(bytes), humanSize(sf.AvailBytes)))
+		return withCode(exitIO, fmt.Errorf("%w: the files need %s (%d %s of %d bytes), %s is available; nothing was written",
+			filesystem.ErrNoSpace, humanSize(bytes), need/bs, blockWord(t.Type()), bs, humanSize(sf.AvailBytes)))
 	}
 	return nil
+}
+
+// humanLimit names a size limit exactly where humanSize would round it:
+// FAT's 4 GiB - 1 byte.
+func humanLimit(n int64) string {
+	if (n+1)%(1<<30) == 0 {
+		return fmt.Sprintf("%d GiB - 1 byte", (n+1)>>30)
+	}
+	return humanSize(n)
+}
+
+// blockWord is what the filesystem calls its allocation unit.
+func blockWord(fstype string) string {
+	if strings.HasPrefix(fstype, "ext") {
+		return "blocks"
+	}
+	return "clusters"
 }
 
 // putTreeFile copies one local file in through a temporary name in the
@@ -110,14 +141,28 @@ func putTreeFile(ctx context.Context, t writeTree, j putJob) error {
 	}
 	out, err := t.CreateExcl(tmp, perm)
 	if err != nil {
-		return treeError(inVolume(fmt.Errorf("%s: %w", j.dest, err)))
+		return fsError(inVolume(fmt.Errorf("%s: %w", j.dest, err)))
 	}
-	_, err = copyCtx(ctx, out, in)
+	copyFn := copyCtx
+	if j.size >= 4<<20 {
+		copyFn = copyAhead
+	}
+	n, err := copyFn(ctx, out, in)
+	if max := t.Statfs().MaxFileSize; err == nil && j.in != nil && max > 0 && n > max {
+		// Standard input is not sized in advance: the limit is checked
+		// here.
+		err = fmt.Errorf("standard input is larger than a %s file holds (%s)", fsName(t.Type()), humanLimit(max))
+	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
 		err = t.Chtimes(tmp, j.mtime, j.mtime)
+	}
+	if err == nil && j.replaces {
+		// A replaced file keeps its attributes and creation time, as it
+		// would if it were rewritten in place.
+		err = keepMetadata(t, j.dest, tmp)
 	}
 	if err == nil {
 		err = t.Rename(tmp, j.dest)
@@ -127,7 +172,7 @@ func putTreeFile(ctx context.Context, t writeTree, j putJob) error {
 		if errors.Is(err, context.Canceled) {
 			return err
 		}
-		return treeError(fmt.Errorf("%s: %w", j.dest, err))
+		return fsError(fmt.Errorf("%s: %w", j.dest, err))
 	}
 	return nil
 }
@@ -144,7 +189,7 @@ func putTreeLink(t writeTree, j putJob) error {
 		}
 	}
 	if err != nil {
-		return treeError(fmt.Errorf("%s: %w", j.dest, err))
+		return fsError(fmt.Errorf("%s: %w", j.dest, err))
 	}
 	return nil
 }
@@ -205,6 +250,9 @@ func mvTree(t writeTree, src, dst string, force bool) error {
 	if st, err := t.Stat(dst); err == nil {
 		if st.IsDir() {
 			dst = path.Join(dst, path.Base(src))
+			if dst == src {
+				return badOperand(fmt.Errorf("%s is already in %s", src, path.Dir(dst)))
+			}
 			if _, err := t.Stat(dst); err == nil && !force {
 				return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", dst))
 			}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/cryptvol/cryptvol/filesystem"
@@ -23,9 +25,54 @@ func openExt4Tree(a *app, v *volume.Volume, fstype string) (writeTree, func() er
 	return fsops.New(w, fstype, umask()), closeWriter(w, v), nil
 }
 
+// openFATTree opens v's FAT filesystem for writing. A volume whose last
+// session was interrupted is recovered first (the fat package completes
+// or undoes what was left half-way), and what that did is said on
+// stderr; one known to have cross-linked files is refused with exit 3
+// until 'cryptvol fsck --repair' has repaired it.
+func openFATTree(a *app, v *volume.Volume, volArg string) (writeTree, func() error, error) {
+	fsys, err := filesystem.OpenAs("vfat", v, v.Size(), filesystem.Options{Writable: true})
+	if err != nil {
+		if errors.Is(err, filesystem.ErrUnknown) || errors.Is(err, filesystem.ErrTooSmall) {
+			err = notFATError(v, volArg, true, err)
+		} else {
+			err = withCode(exitDamaged, err)
+		}
+		v.Close()
+		return nil, nil, err
+	}
+	w := fsys.(filesystem.Writer)
+	done := closeWriter(w, v)
+	if err := sayRecovery(a, fsys, volArg); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return fsops.New(w, "vfat", umask()), done, nil
+}
+
+// sayRecovery says on stderr what the writable open's recovery of an
+// interrupted session did, and refuses (exit 3) a filesystem that must be
+// repaired before it may change.
+func sayRecovery(a *app, fsys filesystem.FS, volArg string) error {
+	r, ok := fsys.(filesystem.Recoverer)
+	if !ok {
+		return nil
+	}
+	if lines := r.Recovered(); len(lines) > 0 {
+		a.warnf("the volume was not closed cleanly (an operation was interrupted); recovered it:")
+		for _, l := range lines {
+			fmt.Fprintf(a.stderr, "  %s\n", l)
+		}
+	}
+	if err := r.NeedsRepair(); err != nil {
+		return withCode(exitDamaged, fmt.Errorf("%v; nothing was changed: run 'cryptvol fsck %s --repair' first", err, volArg))
+	}
+	return nil
+}
+
 // openExFATTree opens v's exFAT filesystem for writing. A filesystem left
 // dirty is written all the same (as the kernel does), with a warning.
-func openExFATTree(a *app, v *volume.Volume) (writeTree, func() error, error) {
+func openExFATTree(a *app, v *volume.Volume, volArg string) (writeTree, func() error, error) {
 	fsys, err := filesystem.OpenAs("exfat", v, v.Size(), filesystem.Options{Writable: true})
 	if err != nil {
 		v.Close()
@@ -38,7 +85,13 @@ func openExFATTree(a *app, v *volume.Volume) (writeTree, func() error, error) {
 		return nil, nil, withCode(exitDamaged, filesystem.ErrReadOnly)
 	}
 	if d, ok := fsys.(filesystem.Dirtier); ok && d.Dirty() {
-		a.warnf("the exFAT filesystem was not closed cleanly (VolumeDirty is set): writing all the same; 'fsck.exfat' (exfatprogs) checks it")
+		// Left dirty with more than an interrupted session leaves.
+		a.warnf("the exFAT filesystem was not closed cleanly (VolumeDirty is set) and holds what the recovery does not mend: writing all the same; 'cryptvol fsck %s' tells what", volArg)
+	}
+	if err := sayRecovery(a, fsys, volArg); err != nil {
+		fsys.Close()
+		v.Close()
+		return nil, nil, err
 	}
 	return fsops.New(w, "exfat", umask()), closeWriter(w, v), nil
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -25,7 +26,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cryptvol/cryptvol/fat"
+	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/fsprobe"
 )
 
 // cvBin is the cryptvol the harnesses run: $CRYPTVOL_TEST_BIN (a binary
@@ -199,20 +201,23 @@ func readTree(img string) (tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	ffs, err := fat.OpenWithOptions(f, fi.Size(), fat.Options{ReadOnly: true})
+	fsys, err := filesystem.Open(f, fi.Size(), filesystem.Options{})
 	if err != nil {
 		return nil, err
 	}
-	defer ffs.Close()
+	defer fsys.Close()
 	t := tree{}
 	var walk func(dir string) error
 	walk = func(dir string) error {
-		ents, err := ffs.ReadDir(dir)
+		ents, err := fsys.ReadDir(dir)
 		if err != nil {
 			return err
 		}
 		for _, e := range ents {
 			p := path.Join(dir, e.Name())
+			if dir == "/" && e.Name() == "lost+found" && fsys.Type() == "ext4" {
+				continue // mkfs.ext4's, not a file of the tree
+			}
 			if e.IsDir() {
 				t[p] = node{dir: true}
 				if err := walk(p); err != nil {
@@ -220,7 +225,12 @@ func readTree(img string) (tree, error) {
 				}
 				continue
 			}
-			b, err := ffs.ReadFile(p)
+			r, err := fsys.Open(p)
+			if err != nil {
+				return err
+			}
+			b, err := io.ReadAll(r)
+			r.Close()
 			if err != nil {
 				return err
 			}
@@ -231,9 +241,12 @@ func readTree(img string) (tree, error) {
 	return t, walk("/")
 }
 
-// fsckVerdict is what fsck.fat -n (on the exported image) and cryptvol
-// fsck (on the volume) said.
+// fsckVerdict is what the filesystem's own checker (fsck.fat -n,
+// fsck.exfat -n or e2fsck -fn, on the exported image) and cryptvol fsck
+// (on the volume) said. The fat* fields are the own checker's, whichever
+// it is.
 type fsckVerdict struct {
+	tool               string
 	fatCode, ourCode   int
 	fatOut, ourOut     string
 	fatCross, ourCross int // cross-links each reported
@@ -255,18 +268,36 @@ func (v fsckVerdict) clean() bool {
 			n++
 		}
 	}
-	return v.fatCode == 0 && v.ourCode == 0 && n == 1
+	return v.fatCode == 0 && v.ourCode == 0 && (n == 1 || v.tool == "e2fsck")
 }
 
 func (v fsckVerdict) String() string {
-	return fmt.Sprintf("fsck.fat -n: exit %d\n%s\ncryptvol fsck: exit %d\n%s", v.fatCode, strings.TrimSpace(v.fatOut), v.ourCode, strings.TrimSpace(v.ourOut))
+	return fmt.Sprintf("%s: exit %d\n%s\ncryptvol fsck: exit %d\n%s", v.tool, v.fatCode, strings.TrimSpace(v.fatOut), v.ourCode, strings.TrimSpace(v.ourOut))
 }
 
-// fsckBoth runs fsck.fat -n on img and cryptvol fsck on vol.
+// checkers are the filesystems' own checkers, looking only.
+var checkers = map[string][]string{
+	"vfat":  {"fsck.fat", "-n"},
+	"exfat": {"fsck.exfat", "-n"},
+	"ext4":  {"e2fsck", "-fn"},
+}
+
+// fsckBoth runs the filesystem's own checker on img and cryptvol fsck on
+// vol.
 func fsckBoth(env []string, vol, img string, creds []string) fsckVerdict {
-	var v fsckVerdict
-	if fsck, err := exec.LookPath("fsck.fat"); err == nil {
-		out, err := exec.Command(fsck, "-n", img).CombinedOutput()
+	v := fsckVerdict{tool: "fsck.fat"}
+	typ := "vfat"
+	if f, err := os.Open(img); err == nil {
+		if r, err := fsprobe.Probe(f); err == nil {
+			typ = r.Type
+		}
+		f.Close()
+	}
+	if c, ok := checkers[typ]; ok {
+		v.tool = c[0]
+	}
+	if fsck, err := exec.LookPath(v.tool); err == nil {
+		out, err := exec.Command(fsck, append(checkers[typ][1:], img)...).CombinedOutput()
 		v.fatOut = string(out)
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

@@ -72,3 +72,54 @@ func copyCtx(ctx context.Context, dst io.Writer, src io.Reader) (int64, error) {
 	// this reader, whatever the two sides are.
 	return io.CopyBuffer(struct{ io.Writer }{dst}, ctxReader{ctx, src}, *buf)
 }
+
+// copyAhead is copyCtx for large files: the next MiB is read from src
+// while the last one is written (encrypted and stored), so that reading
+// the source does not add to the time of writing the volume
+// (BenchmarkPutLargeFile). It stops as copyCtx does.
+func copyAhead(ctx context.Context, dst io.Writer, src io.Reader) (int64, error) {
+	bufs := [2]*[]byte{copyBufs.Get().(*[]byte), copyBufs.Get().(*[]byte)}
+	defer func() { copyBufs.Put(bufs[0]); copyBufs.Put(bufs[1]) }()
+	r := ctxReader{ctx, src}
+	type result struct {
+		n   int
+		err error
+	}
+	readInto := func(b []byte) <-chan result {
+		ch := make(chan result, 1)
+		go func() {
+			n, err := io.ReadFull(r, b)
+			ch <- result{n, err}
+		}()
+		return ch
+	}
+	var total int64
+	pending := readInto(*bufs[0])
+	for i := 0; ; i++ {
+		got := <-pending
+		cur := *bufs[i%2]
+		last := got.err != nil // the end, or a failure
+		if !last {
+			pending = readInto(*bufs[(i+1)%2])
+		}
+		if got.n > 0 {
+			m, err := dst.Write(cur[:got.n])
+			total += int64(m)
+			if err == nil && m < got.n {
+				err = io.ErrShortWrite
+			}
+			if err != nil {
+				if !last {
+					<-pending // its buffer goes back to the pool only once filled
+				}
+				return total, err
+			}
+		}
+		if last {
+			if got.err == io.EOF || got.err == io.ErrUnexpectedEOF {
+				return total, nil
+			}
+			return total, got.err
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/cryptvol/cryptvol/filesystem"
 	"os"
 	"reflect"
 	"regexp"
@@ -20,17 +21,17 @@ import (
 // documentedJSON are the types whose JSON the command-line contract of
 // docs/ARCHITECTURE.md ("JSON output") lists, by the name it gives them.
 var documentedJSON = map[string]any{
-	"volume.Info":         volume.Info{},
-	"jsonEntry":           jsonEntry{},
-	"jsonFsck":            jsonFsck{},
-	"luks.Header":         luks.Header{},
-	"mount.Entry":         mount.Entry{},
-	"unlockedJSON":        unlockedJSON{},
-	"bench.Report":        bench.Report{},
-	"iobench.Result":      iobench.Result{},
-	"encbench.Report":     encbench.Report{},
-	"archivebench.Result": archivebench.Result{},
-	"matrixRow":           matrixRow{},
+	"volume.Info":             volume.Info{},
+	"jsonEntry":               jsonEntry{},
+	"filesystem.FATCheckJSON": filesystem.FATCheckJSON{},
+	"luks.Header":             luks.Header{},
+	"mount.Entry":             mount.Entry{},
+	"unlockedJSON":            unlockedJSON{},
+	"bench.Report":            bench.Report{},
+	"iobench.Result":          iobench.Result{},
+	"encbench.Report":         encbench.Report{},
+	"archivebench.Result":     archivebench.Result{},
+	"matrixRow":               matrixRow{},
 }
 
 // jsonFields lists the JSON names of t's fields, nested ones as

@@ -39,7 +39,7 @@ func planPut(a *app, stat func(string) (fs.FileInfo, error), srcs []string, dest
 	st, err := stat(dest)
 	destIsDir := err == nil && st.IsDir()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fatError(err)
+		return nil, fsError(err)
 	}
 	p := &putPlan{}
 	if into && !destIsDir {

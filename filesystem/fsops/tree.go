@@ -126,3 +126,28 @@ func (t *Tree) CreateExcl(name string, perm fs.FileMode) (io.WriteCloser, error)
 	}
 	return f, nil
 }
+
+// HasSymlinks reports whether the filesystem can hold symbolic links.
+func (t *Tree) HasSymlinks() bool {
+	_, ok := t.w.(filesystem.Symlinker)
+	return ok
+}
+
+// Protected reports whether fi is a file its owner marked read-only on a
+// filesystem of attributes (FAT, exFAT): put --force leaves it alone, as
+// Windows' copy does. Elsewhere permission bits are the user's to set and
+// replacing the file does not write into it.
+func (t *Tree) Protected(fi fs.FileInfo) bool {
+	_, ok := t.w.(filesystem.Attributer)
+	return ok && !fi.IsDir() && fi.Mode().Perm()&0o200 == 0
+}
+
+// KeepMetadata gives a file that replaces old the metadata beyond content
+// and times that old had, where the filesystem has such (attributes and
+// creation time on FAT and exFAT).
+func (t *Tree) KeepMetadata(old, replacement string) error {
+	if a, ok := t.w.(filesystem.Attributer); ok {
+		return a.KeepMetadata(old, replacement)
+	}
+	return nil
+}
