@@ -179,7 +179,7 @@ func StartDriver(fstype, image, dir string, o DriverOptions) (*Driver, error) {
 	d.cmd.Stdout, d.cmd.Stderr = w, w
 	// The driver must outlive a Ctrl-C sent to the terminal's process
 	// group: cryptvol unmounts it in order, then the raw file.
-	d.cmd.SysProcAttr = DetachedProcAttr()
+	d.cmd.SysProcAttr = driverProcAttr(DetachedProcAttr())
 	if err := d.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", spec.bin, err)
 	}

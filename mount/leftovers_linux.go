@@ -9,15 +9,17 @@ import (
 	"syscall"
 )
 
-// A command that writes through a stacked driver keeps two private mounts
-// in a directory of its own, PrivateDirPrefix<pid>-<random> under the
-// temporary directory: raw (the decrypted volume, served by cryptvol) and
-// files (the driver's mount of it). Killed with SIGKILL, it cannot take
-// them down; worse, when one of its threads was waiting on the driver while
-// the driver waited on the raw file the dead process served, the process
-// stays a zombie with a thread in D state and every stat of the mounts
-// hangs (issue 25, item 4). CleanPrivateMounts, run by the next command,
-// finds such leftovers and takes them down so that nothing blocks.
+// A write through a stacked driver keeps two private mounts in a
+// directory of its own, PrivateDirPrefix<pid>-<random> under the temporary
+// directory: raw (the decrypted volume, served by cryptvol's helper
+// process, whose pid is in the name) and files (the driver's mount of it).
+// As root they live in the helper's own mount namespace; otherwise they
+// are in the shared table, and a helper killed with SIGKILL cannot take
+// them down. (Before the helper, the command served the raw file itself
+// and, killed while one of its threads waited on the driver, stayed a
+// zombie with a thread in D state, every stat of the mounts hanging: issue
+// 25, item 4.) CleanPrivateMounts, run by every command, finds such
+// leftovers and takes them down so that nothing blocks.
 
 // PrivateDirPrefix begins the name of a command's private mount directory;
 // the owner's process id follows it.
@@ -83,7 +85,37 @@ func CleanPrivateMounts(tmp string) []string {
 		os.Remove(dir)
 		cleaned = append(cleaned, dir)
 	}
+	cleaned = append(cleaned, cleanDeadAux(mps)...)
+	// The mounts of a helper in a mount namespace of its own are not in
+	// this table; if it died (SIGKILL) with the command, its driver may
+	// still run there, serving errors from a dead raw file, and its
+	// directories stay behind. A driver that outlived its directory's
+	// owner is killed; an empty directory of a dead owner goes.
+	ents, _ := os.ReadDir(tmp)
+	for _, e := range ents {
+		pid, ok := privateDirOwner(e.Name())
+		dir := filepath.Join(tmp, e.Name())
+		if !ok || !e.IsDir() || processLives(pid) || mountedBelow(mps, dir) {
+			continue
+		}
+		killDrivers(dir)
+		os.Remove(filepath.Join(dir, "files"))
+		os.Remove(filepath.Join(dir, "raw"))
+		if os.Remove(dir) == nil && len(stale[dir]) == 0 {
+			cleaned = append(cleaned, dir)
+		}
+	}
 	return cleaned
+}
+
+// mountedBelow reports whether the table has a mount inside dir.
+func mountedBelow(mps []MountPoint, dir string) bool {
+	for _, mp := range mps {
+		if strings.HasPrefix(mp.Dir, dir+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // privateDirOwner reads the pid from a private directory's name.
@@ -161,4 +193,38 @@ func ensureFusectl() {
 		return
 	}
 	syscall.Mount("none", dir, "fusectl", 0, "")
+}
+
+// cleanDeadAux takes down the private raw mounts (the mount table's
+// aux-PID directories) of `cryptvol mount` daemons that were killed: the
+// driver on top ends by itself (it gets SIGTERM when its daemon dies, see
+// driverProcAttr), but the raw mount of the dead daemon stays, answering
+// ENOTCONN. Its driver, if it still runs, is killed and its mount point
+// detached as well.
+func cleanDeadAux(mps []MountPoint) []string {
+	t := DefaultTable()
+	var cleaned []string
+	for _, mp := range mps {
+		if filepath.Dir(mp.Dir) != filepath.Clean(t.Dir) || !strings.HasPrefix(mp.FSType, "fuse") {
+			continue
+		}
+		rest, ok := strings.CutPrefix(filepath.Base(mp.Dir), "aux-")
+		pid, err := strconv.Atoi(rest)
+		if !ok || err != nil || pid <= 0 || processLives(pid) {
+			continue
+		}
+		ensureFusectl()
+		for _, top := range mps {
+			if top.Source == filepath.Join(mp.Dir, RawFileName) && strings.HasPrefix(top.FSType, "fuse") {
+				abortFUSE(top.Dev)
+				Unmount(top.Dir, true)
+			}
+		}
+		abortFUSE(mp.Dev)
+		killDrivers(mp.Dir)
+		Unmount(mp.Dir, true)
+		os.Remove(mp.Dir)
+		cleaned = append(cleaned, mp.Dir)
+	}
+	return cleaned
 }

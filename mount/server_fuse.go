@@ -68,6 +68,7 @@ func serve(dir string, root fs.InodeEmbedder, o Options, stop func() error) (*Mo
 	if err != nil {
 		return nil, fmt.Errorf("mounting on %s: %w", abs, err)
 	}
+	closeFUSEOnExec()
 	tuneReadAhead(abs)
 	m := &Mount{dir: abs, server: server, opts: o, stop: stop, done: make(chan struct{})}
 	go func() {

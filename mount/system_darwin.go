@@ -81,3 +81,7 @@ func SyncAll() { unix.Sync() }
 func tuneReadAhead(dir string) {}
 
 func allocate(f *os.File, size int64) error { return f.Truncate(size) }
+
+// closeFUSEOnExec: go-fuse marks the descriptor it gets from the mount
+// helper close-on-exec itself on macOS (there is no direct mount).
+func closeFUSEOnExec() {}

@@ -229,3 +229,26 @@ func tuneReadAhead(dir string) {
 	p := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)))
 	os.WriteFile(p, []byte(strconv.Itoa(MaxIO>>10)), 0)
 }
+
+// closeFUSEOnExec marks every /dev/fuse descriptor of this process
+// close-on-exec. go-fuse's direct mount (as root) opens /dev/fuse without
+// O_CLOEXEC, so the driver cryptvol starts next (ntfs-3g on the raw file)
+// inherited the raw file's connection: when cryptvol died, that connection
+// still had an open descriptor, the kernel did not abort it, and the
+// driver's read of the raw file waited in D state for ever, its own mount
+// hanging every stat (issue 25, item 4).
+func closeFUSEOnExec() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if t, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && t == "/dev/fuse" {
+			unix.CloseOnExec(fd)
+		}
+	}
+}

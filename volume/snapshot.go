@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/cryptvol/cryptvol/sector"
 )
@@ -181,6 +182,46 @@ func Reopen(ctx context.Context, path string, s *Snapshot, o Options) (*Volume, 
 	if err != nil {
 		return nil, err
 	}
+	return reopenOn(ctx, r, d, dev, s, o)
+}
+
+// ReopenFile is Reopen on a file already open (and locked) by another
+// process that handed it over, e.g. inherited across exec: the lock held
+// on that open file is the lock of this volume too, so none is taken
+// again (the volume's lock is already held; a second flock on a new open
+// of the file would conflict with it). f is the Volume's from here on:
+// closing the Volume closes it.
+func ReopenFile(ctx context.Context, f *os.File, s *Snapshot, o Options) (*Volume, error) {
+	var d Driver
+	for _, x := range Drivers() {
+		if x.Name() == s.Driver {
+			d = x
+		}
+	}
+	r, ok := d.(Reopener)
+	if !ok {
+		f.Close()
+		return nil, fmt.Errorf("%w: no driver %q to reopen it", ErrNoSnapshot, s.Driver)
+	}
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return reopenOn(ctx, r, d, &FileDevice{File: f, size: size}, s, o)
+}
+
+// File is the open container file under the volume (nil for a volume on
+// another kind of device), for handing it to a process that reopens the
+// volume with ReopenFile. It stays the Volume's.
+func (v *Volume) File() *os.File {
+	if fd, ok := v.dev.(*FileDevice); ok {
+		return fd.File
+	}
+	return nil
+}
+
+func reopenOn(ctx context.Context, r Reopener, d Driver, dev *FileDevice, s *Snapshot, o Options) (*Volume, error) {
 	id, err := identityOf(dev, s.DataOffset, s.DataSize)
 	if err == nil && !sameIdentity(id, s.Identity) {
 		err = ErrNotSameVolume

@@ -471,7 +471,7 @@ func serveMount(ctx context.Context, a *app, mf *mountFlags, volPath, dir string
 	}
 	mo := mount.Options{ReadOnly: v.ReadOnly(), FsName: volPath, Container: volPath, AllowOther: mf.allowOther, Debug: mf.debug, Logger: logger}
 
-	m, drv, err := startMount(v, mf, &e, table, mo)
+	m, drv, helper, err := startMount(ctx, v, mf, &e, table, mo)
 	if err != nil {
 		return err
 	}
@@ -494,20 +494,32 @@ func serveMount(ctx context.Context, a *app, mf *mountFlags, volPath, dir string
 	}
 
 	var serveErr error
-	select {
-	case <-m.Done():
-		serveErr = m.Wait()
-	case <-drv.Done():
-		// The driver's filesystem was unmounted ('cryptvol unmount', or
-		// fusermount3 -u) and the driver has written everything to the
-		// raw file and exited: now the raw mount goes.
-		serveErr = drv.Wait()
-		if err := m.Shutdown(); serveErr == nil {
-			serveErr = err
+	if helper != nil {
+		// The helper serves the raw file and runs the driver; it ends
+		// when the files are unmounted, or, told by finish, unmounts
+		// them (detached if busy).
+		select {
+		case <-helper.child.Done():
+		case <-ctx.Done():
+			logger.Printf("signal received: unmounting %s", dir)
 		}
-	case <-ctx.Done():
-		logger.Printf("signal received: unmounting %s", dir)
-		serveErr = shutdownMount(m, drv, &e, logger)
+		serveErr = helper.finish()
+	} else {
+		select {
+		case <-m.Done():
+			serveErr = m.Wait()
+		case <-drv.Done():
+			// The driver's filesystem was unmounted ('cryptvol unmount', or
+			// fusermount3 -u) and the driver has written everything to the
+			// raw file and exited: now the raw mount goes.
+			serveErr = drv.Wait()
+			if err := m.Shutdown(); serveErr == nil {
+				serveErr = err
+			}
+		case <-ctx.Done():
+			logger.Printf("signal received: unmounting %s", dir)
+			serveErr = shutdownMount(m, drv, &e, logger)
+		}
 	}
 	if cerr := v.Close(); serveErr == nil {
 		serveErr = cerr
@@ -542,11 +554,13 @@ func describeMode(e mount.Entry) string {
 
 // startMount mounts in the mode the flags ask for and fills in e. The
 // driver is nil unless the files are served by a stacked driver (ext2/3/4,
-// NTFS); a nil *mount.Driver's Done channel never fires.
-func startMount(v *volume.Volume, mf *mountFlags, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, *mount.Driver, error) {
+// NTFS); a nil *mount.Driver's Done channel never fires. A stacked driver
+// normally runs under a helper process that serves the raw file (the
+// *rawHelper; then the Mount and the Driver are nil).
+func startMount(ctx context.Context, v *volume.Volume, mf *mountFlags, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, *mount.Driver, *rawHelper, error) {
 	if !mf.raw {
 		if r, err := fsprobe.Probe(v); err == nil && mount.DriverName(r.Type) != "" {
-			return startDriverMount(v, r.Type, e, table, mo)
+			return startDriverMount(ctx, v, r.Type, e, table, mo)
 		}
 		m, err := mount.MountFiles(e.MountPoint, v, mo)
 		switch {
@@ -555,45 +569,61 @@ func startMount(v *volume.Volume, mf *mountFlags, e *mount.Entry, table mount.Ta
 			if r, perr := fsprobe.Probe(v); perr == nil {
 				kind = "a " + r.Type + " filesystem"
 			}
-			return nil, nil, withCode(exitDamaged, fmt.Errorf("the volume holds %s, which is not served as files: mount it with --raw (and --loop, as root, for filesystems the kernel knows)", kind))
+			return nil, nil, nil, withCode(exitDamaged, fmt.Errorf("the volume holds %s, which is not served as files: mount it with --raw (and --loop, as root, for filesystems the kernel knows)", kind))
 		case err != nil:
-			return nil, nil, mountError(err)
+			return nil, nil, nil, mountError(err)
 		}
-		return m, nil, nil
+		return m, nil, nil, nil
 	}
 	if !mf.loop {
 		e.Mode = mount.ModeRaw
 		e.RawFile = filepath.Join(e.MountPoint, mount.RawFileName)
 		m, err := mount.MountRaw(e.MountPoint, v, mo)
 		if err != nil {
-			return nil, nil, mountError(err)
+			return nil, nil, nil, mountError(err)
 		}
-		return m, nil, nil
+		return m, nil, nil, nil
 	}
 	m, err := startLoopMount(v, mf, e, table, mo)
-	return m, nil, err
+	return m, nil, nil, err
 }
 
-// startDriverMount serves the raw file in a private directory and stacks
-// the filesystem's own user-space driver (fuse2fs, ntfs-3g) on it at the
-// mount point: the files with full read-write semantics, without root.
-func startDriverMount(v *volume.Volume, fstype string, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, *mount.Driver, error) {
+// startDriverMount stacks the filesystem's own user-space driver
+// (fuse2fs, ntfs-3g) on the volume's raw file at the mount point: the files
+// with full read-write semantics, without root. A helper process serves
+// the raw file and runs the driver (see rawserve.go), so that killing this
+// daemon never kills the server under a driver that still holds writes:
+// the helper sees it go and unmounts the driver, which writes them first.
+// Volumes that cannot be handed over (no key snapshot: BitLocker,
+// FileVault) are served from this process.
+func startDriverMount(ctx context.Context, v *volume.Volume, fstype string, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, *mount.Driver, *rawHelper, error) {
 	allowRoot, err := mount.DriverNeedsAllowRoot(fstype)
 	if err != nil {
-		return nil, nil, withCode(exitDamaged, err)
+		return nil, nil, nil, withCode(exitDamaged, err)
 	}
 	mo.AllowRoot = allowRoot
+	e.Mode, e.FSType = mount.ModeDriver, mount.DriverName(fstype)
+	h, err := startRawHelper(ctx, mo.Logger.Writer(), v, rawServeSecret{
+		FSType: fstype, Container: mo.Container, AllowRoot: allowRoot,
+		MountPoint: e.MountPoint, ReadOnly: mo.ReadOnly, AllowOther: mo.AllowOther,
+	})
+	if err == nil {
+		e.AuxDir, e.RawFile = filepath.Dir(h.info.Raw), h.info.Raw
+		return nil, nil, h, nil
+	}
+	if !errors.Is(err, volume.ErrNoSnapshot) {
+		return nil, nil, nil, err
+	}
 	aux := table.AuxDir(e.PID)
 	if err := os.MkdirAll(aux, 0o700); err != nil {
-		return nil, nil, withCode(exitIO, err)
+		return nil, nil, nil, withCode(exitIO, err)
 	}
-	e.Mode, e.AuxDir = mount.ModeDriver, aux
+	e.AuxDir = aux
 	e.RawFile = filepath.Join(aux, mount.RawFileName)
-	e.FSType = mount.DriverName(fstype)
 	m, err := mount.MountRaw(aux, v, mo)
 	if err != nil {
 		os.Remove(aux)
-		return nil, nil, mountError(err)
+		return nil, nil, nil, mountError(err)
 	}
 	drv, err := mount.StartDriver(fstype, e.RawFile, e.MountPoint, mount.DriverOptions{
 		ReadOnly: mo.ReadOnly, AllowOther: mo.AllowOther, Log: mo.Logger.Writer(),
@@ -601,9 +631,9 @@ func startDriverMount(v *volume.Volume, fstype string, e *mount.Entry, table mou
 	if err != nil {
 		m.Shutdown()
 		os.Remove(aux)
-		return nil, nil, withCode(exitDamaged, err)
+		return nil, nil, nil, withCode(exitDamaged, err)
 	}
-	return m, drv, nil
+	return m, drv, nil, nil
 }
 
 // startLoopMount serves the raw file in a private directory, attaches it

@@ -167,9 +167,10 @@ func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volAr
 	}
 	t := &driverTree{typ: fstype, ro: ro, space: ro.Statfs()}
 	var (
-		tmp string
-		m   *mount.Mount
-		drv *mount.Driver
+		tmp    string
+		m      *mount.Mount
+		drv    *mount.Driver
+		helper *rawHelper
 	)
 	t.mount = func() (*os.Root, error) {
 		t.ro.Close()
@@ -177,6 +178,22 @@ func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volAr
 		var err error
 		// What a killed command left would block this one (issue 25).
 		mount.CleanPrivateMounts(os.TempDir())
+		// The raw file is served by a helper process, so that this one
+		// is only a client of the driver (see rawserve.go). A volume that
+		// cannot be handed over (BitLocker, FileVault: no snapshot of
+		// their keys) is still served from here.
+		container, _ := filepath.Abs(volArg)
+		helper, err = startRawHelper(ctx, a.stderr, v, rawServeSecret{FSType: fstype, Container: container, AllowRoot: allowRoot})
+		if err == nil {
+			root, err := os.OpenRoot(helper.filesDir())
+			if err != nil {
+				return nil, withCode(exitIO, err)
+			}
+			return root, nil
+		}
+		if !errors.Is(err, volume.ErrNoSnapshot) {
+			return nil, err
+		}
 		if tmp, err = os.MkdirTemp("", mount.PrivateDirPattern()); err != nil {
 			return nil, withCode(exitIO, err)
 		}
@@ -186,7 +203,6 @@ func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volAr
 				return nil, withCode(exitIO, err)
 			}
 		}
-		container, _ := filepath.Abs(volArg)
 		if m, err = mount.MountRaw(rawDir, v, mount.Options{FsName: container, Container: container, AllowRoot: allowRoot}); err != nil {
 			return nil, withCode(exitIO, err)
 		}
@@ -212,6 +228,9 @@ func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volAr
 		}
 		// The driver writes everything it holds into the raw file and
 		// exits; only then may the raw mount (and the volume) go.
+		if helper != nil {
+			err = helper.finish()
+		}
 		if drv != nil {
 			err = drv.Unmount(false, 5*time.Minute)
 			if errors.Is(err, mount.ErrBusy) {
