@@ -80,37 +80,70 @@ func FuzzLUKS1Header(f *testing.F) {
 	})
 }
 
-// fixLUKS2Checksums recomputes the sha256 checksum of each header copy
-// in data whose binary header names sha256 and whose size fits: the fuzzer
-// would almost never find one, and without it no mutation reaches the
-// JSON parser behind it.
-func fixLUKS2Checksums(data []byte) {
-	for off := 0; off+binHeaderSize <= len(data); {
-		bin, err := parseBin(data[off:], int64(off), off != 0)
-		if err != nil || bin.CsumAlg != "sha256" || uint64(len(data)-off) < bin.Size {
-			return
+// luks2Image expands a compact fuzz input, the primary binary header,
+// the secondary binary header and the JSON text, into both header copies
+// with their checksums fixed up: the fuzzer would almost never forge a
+// sha256 itself, and without that no mutation reaches the JSON parser;
+// keeping the input compact (no JSON padding) keeps it fast. Each copy is
+// as long as its binary header says where that is a valid size of at most
+// 64 KiB (the JSON padded with zeros), else 16 KiB; the secondary sits
+// after the primary. The checksum is fixed only where the header names
+// sha256, so other algorithms still take the unknown-checksum paths.
+func luks2Image(data []byte) []byte {
+	part := func(lo, n int) []byte {
+		b := make([]byte, n)
+		if lo < len(data) {
+			copy(b, data[lo:])
 		}
-		c := data[off : off+int(bin.Size)]
-		sum, _ := checksum("sha256", c)
-		copy(c[csumOffset:csumOffset+csumLen], make([]byte, csumLen))
-		copy(c[csumOffset:], sum)
-		off += int(bin.Size)
+		return b
 	}
+	text := []byte{}
+	if len(data) > 2*binHeaderSize {
+		text = data[2*binHeaderSize:]
+	}
+	var img []byte
+	for i := 0; i < 2; i++ {
+		bin := part(i*binHeaderSize, binHeaderSize)
+		size := uint64(minHeaderSize)
+		if n := binary.BigEndian.Uint64(bin[8:]); validHeaderSize(n) && n <= 64<<10 {
+			size = n
+		}
+		c := make([]byte, size)
+		copy(c, bin)
+		copy(c[binHeaderSize:], text)
+		if cString(c[72:72+csumAlgLen]) == "sha256" {
+			clear(c[csumOffset : csumOffset+csumLen])
+			sum, _ := checksum("sha256", c)
+			copy(c[csumOffset:], sum)
+		}
+		img = append(img, c...)
+	}
+	return img
+}
+
+// compactLUKS2 is the inverse of luks2Image for a header of hdrSize bytes.
+func compactLUKS2(img []byte, hdrSize int) []byte {
+	b := append([]byte{}, img[:binHeaderSize]...)
+	b = append(b, img[hdrSize:hdrSize+binHeaderSize]...)
+	return append(b, bytes.TrimRight(img[binHeaderSize:hdrSize], "\x00")...)
 }
 
 // FuzzLUKS2Header feeds both header copies (binary headers and JSON
-// areas, checksums fixed up) to readLUKS2 and, as Inspect does, builds
-// the details. Nothing may panic or read outside the device. A header it
-// accepts is written back the way header changes write it (encode, seal
-// both copies) and read again: the metadata must come back identical.
-// Seeds: a header made here, and in testdata/fuzz/FuzzLUKS2Header
-// cryptsetup's valid and requirement-flag headers (copied in).
+// area, expanded by luks2Image) to readLUKS2 and, as unlocking does,
+// looks up the data segment and the requirements. Nothing may panic or
+// read outside the device. A header it accepts is written back the way
+// header changes write it (encode, seal both copies) and read again: the
+// metadata must come back identical. Seeds: a header made here, and in
+// testdata/fuzz/FuzzLUKS2Header cryptsetup's valid, requirement-flag,
+// unassigned-keyslot and unknown-cipher headers (copied in, compacted).
 func FuzzLUKS2Header(f *testing.F) {
-	f.Add(createdHeader(f, "luks2")[:32<<10])
+	h := createdHeader(f, "luks2")
+	f.Add(compactLUKS2(h, int(binary.BigEndian.Uint64(h[8:]))))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		data = bytes.Clone(data)
-		fixLUKS2Checksums(data)
-		dev := &guardedDevice{Device: &memDevice{b: data}, t: t}
+		if len(data) > 2*binHeaderSize+64<<10 {
+			return
+		}
+		dev := &guardedDevice{Device: &memDevice{b: luks2Image(data)}, t: t}
 		h, err := readLUKS2(dev)
 		if err != nil {
 			return
