@@ -4,7 +4,7 @@
 VERSION ?=
 RELEASE_FLAGS = -out dist $(if $(VERSION),-version $(VERSION))
 
-.PHONY: release release-check crossbuild test
+.PHONY: release release-check crossbuild test fuzz
 
 # Static binaries for every platform in dist/, plus dist/SHA256SUMS.
 release:
@@ -21,3 +21,8 @@ crossbuild:
 
 test:
 	go test ./...
+
+# The long fuzz run: every fuzz target for FUZZTIME each (.ci/fuzz).
+FUZZTIME ?= 10m
+fuzz:
+	.ci/fuzz $(FUZZTIME)

@@ -140,7 +140,10 @@ func (or *opReader) decode(b []byte, o *op) error {
 	}
 	o.name = b[i : i+int(n)]
 	i += int(n)
-	o.mode, o.mtime, o.size, o.offset = 0, 0, 0, 0
+	// Every field the kind does not carry is reset, the nonce too: o is
+	// reused across operations, and a directory must not keep the nonce
+	// of the file decoded before it (found by FuzzIndexOps).
+	o.mode, o.mtime, o.size, o.offset, o.nonce = 0, 0, 0, 0, [16]byte{}
 	if o.kind != opDelete {
 		mode, ok := uv()
 		if !ok || mode > 0o7777 {

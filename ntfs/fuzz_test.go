@@ -1,6 +1,7 @@
 package ntfs_test
 
 import (
+	"compress/gzip"
 	"errors"
 	"io"
 	"io/fs"
@@ -61,6 +62,34 @@ func fuzzSeeds(f *testing.F) [][]byte {
 	return seeds
 }
 
+// committedSeeds are fuzzSeeds' images as made once here with mkntfs (and ntfs-3g),
+// gzipped in testdata/fuzzseed: the target has real seeds on a machine
+// without the tool too.
+func committedSeeds(f *testing.F) [][]byte {
+	names, _ := filepath.Glob("testdata/fuzzseed/*.img.gz")
+	if len(names) == 0 {
+		f.Fatal("no seeds in testdata/fuzzseed")
+	}
+	var seeds [][]byte
+	for _, n := range names {
+		fh, err := os.Open(n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		zr, err := gzip.NewReader(fh)
+		if err != nil {
+			f.Fatal(n, err)
+		}
+		b, err := io.ReadAll(io.LimitReader(zr, fuzzSize))
+		fh.Close()
+		if err != nil {
+			f.Fatal(n, err)
+		}
+		seeds = append(seeds, b)
+	}
+	return seeds
+}
+
 type memDev []byte
 
 func (m memDev) ReadAt(p []byte, off int64) (int, error) {
@@ -80,7 +109,7 @@ func (m memDev) ReadAt(p []byte, off int64) (int, error) {
 //
 //	go test -run XXX -fuzz FuzzOpen -fuzzminimizetime 3s ./ntfs/
 func FuzzOpen(f *testing.F) {
-	for _, s := range fuzzSeeds(f) {
+	for _, s := range append(committedSeeds(f), fuzzSeeds(f)...) {
 		f.Add(s)
 	}
 	f.Add([]byte("\xebR\x90NTFS    "))
