@@ -404,26 +404,13 @@ func (fs *FS) Label() string {
 func (fs *FS) ClusterSize() int { return fs.g.clusterSize }
 
 // Statfs describes the space on the volume.
-type Statfs struct {
-	ClusterSize   int
-	TotalClusters uint32
-	FreeClusters  uint32
-	TotalBytes    int64 // data area: TotalClusters * ClusterSize
-	FreeBytes     int64
-}
+type Statfs = fatcore.Statfs
 
 // Statfs returns the volume's size and free space.
 func (fs *FS) Statfs() Statfs {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	cs := int64(fs.g.clusterSize)
-	return Statfs{
-		ClusterSize:   fs.g.clusterSize,
-		TotalClusters: fs.g.clusterCount,
-		FreeClusters:  fs.fat.free,
-		TotalBytes:    int64(fs.g.clusterCount) * cs,
-		FreeBytes:     int64(fs.fat.free) * cs,
-	}
+	return fatcore.NewStatfs(fs.g.clusterSize, fs.g.clusterCount, fs.fat.free)
 }
 
 // Sync commits every open file's pending changes, writes the FAT and the
