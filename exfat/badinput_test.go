@@ -113,7 +113,7 @@ func TestRepairBitmap(t *testing.T) {
 	d := newDamaged(t)
 	_, e, fs := d.entry(t, "/dir/contiguous.bin")
 	// One cluster of the file marked free, and two free ones marked used.
-	bmOff := fs.g.clusterOffset(fs.bitmapCh.first())
+	bmOff := fs.g.clusterOffset(fs.bitmapCh.First())
 	i := e.start + 1 - 2
 	d.m.Data[bmOff+int64(i/8)] &^= 1 << (i % 8)
 	last := fs.g.clusterCount - 1

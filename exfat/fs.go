@@ -170,8 +170,8 @@ func (fs *FS) loadRoot() error {
 	if err != nil {
 		return fmt.Errorf("root directory: %w", err)
 	}
-	if int64(ch.n)<<g.clusterShift > maxDirBytes {
-		return corruptf("root directory chain of %d clusters is longer than 256 MiB", ch.n)
+	if int64(ch.N)<<g.clusterShift > maxDirBytes {
+		return corruptf("root directory chain of %d clusters is longer than 256 MiB", ch.N)
 	}
 	d := &dirCache{fs: fs, ch: ch}
 	if err := fs.readDirData(d); err != nil {
@@ -254,7 +254,7 @@ func (fs *FS) readChain(ch chain, p []byte, off int64) error {
 	g := fs.g
 	cs := int64(g.clusterSize)
 	for len(p) > 0 {
-		c, contig := ch.at(uint32(off >> g.clusterShift))
+		c, contig := ch.At(uint32(off >> g.clusterShift))
 		within := off & (cs - 1)
 		k := min(int64(contig)*cs-within, int64(len(p)))
 		if err := fs.readAt(p[:k], g.clusterOffset(c)+within); err != nil {
@@ -271,7 +271,7 @@ func (fs *FS) writeChain(ch chain, p []byte, off int64) error {
 	g := fs.g
 	cs := int64(g.clusterSize)
 	for len(p) > 0 {
-		c, contig := ch.at(uint32(off >> g.clusterShift))
+		c, contig := ch.At(uint32(off >> g.clusterShift))
 		within := off & (cs - 1)
 		k := min(int64(contig)*cs-within, int64(len(p)))
 		if err := fs.writeAt(p[:k], g.clusterOffset(c)+within); err != nil {
@@ -284,7 +284,7 @@ func (fs *FS) writeChain(ch chain, p []byte, off int64) error {
 }
 
 func (fs *FS) readDirData(d *dirCache) error {
-	d.data = make([]byte, int64(d.ch.n)<<fs.g.clusterShift)
+	d.data = make([]byte, int64(d.ch.N)<<fs.g.clusterShift)
 	return fs.readChain(d.ch, d.data, 0)
 }
 
@@ -388,16 +388,16 @@ func (fs *FS) flushBitmap() error {
 
 // writeChainFAT links ch's clusters in the FAT (in memory), ending it.
 func (fs *FS) writeChainFAT(ch chain) {
-	for _, r := range ch.runs {
-		for c := r.first; c < r.first+r.count-1; c++ {
+	for _, r := range ch.Runs {
+		for c := r.First; c < r.First+r.Count-1; c++ {
 			fs.fat.set(c, c+1)
 		}
 	}
-	for i := 0; i+1 < len(ch.runs); i++ {
-		r := ch.runs[i]
-		fs.fat.set(r.first+r.count-1, ch.runs[i+1].first)
+	for i := 0; i+1 < len(ch.Runs); i++ {
+		r := ch.Runs[i]
+		fs.fat.set(r.First+r.Count-1, ch.Runs[i+1].First)
 	}
-	if l := ch.last(); l != 0 {
+	if l := ch.Last(); l != 0 {
 		fs.fat.set(l, eocCluster)
 	}
 }
@@ -412,8 +412,8 @@ func (fs *FS) allocate(n, near uint32) ([]run, error) {
 
 // freeChain frees a chain's clusters in the bitmap (in memory).
 func (fs *FS) freeChain(ch chain) {
-	for _, r := range ch.runs {
-		fs.bm.setRange(r.first, r.count, false)
+	for _, r := range ch.Runs {
+		fs.bm.setRange(r.First, r.Count, false)
 	}
 }
 

@@ -76,7 +76,7 @@ func (fs *FS) mkdir(name string) error {
 	if err != nil {
 		return err
 	}
-	c := runs[0].first
+	c := runs[0].First
 	cs := uint64(fs.g.clusterSize)
 	tmpl := &entry{attr: AttrDir, start: c, size: cs, valid: cs, flags: flagAllocPossible | flagNoFatChain}
 	tmpl.setCreated(fs.now(), fs.loc)
@@ -101,7 +101,7 @@ func (fs *FS) mkdir(name string) error {
 		return errors.Join(err, fs.flushBitmap())
 	}
 	d := &dirCache{fs: fs, parent: parent, self: e, data: make([]byte, cs)}
-	d.ch.add(run{first: c, count: 1})
+	d.ch.Add(run{First: c, Count: 1})
 	d.parse()
 	fs.dirs[c] = d
 	return nil

@@ -171,7 +171,7 @@ func (fs *FS) rename(oldpath, newpath string) error {
 			d.parent, d.self = dp, ne
 		}
 	}
-	if replaced.n > 0 {
+	if replaced.N > 0 {
 		fs.freeChain(replaced)
 		return fs.flushBitmap()
 	}

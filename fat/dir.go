@@ -54,7 +54,7 @@ func (d *dirCache) slots() int { return len(d.data) / 32 }
 func (d *dirCache) slotsPerSector() int { return d.fs.g.bytesPerSector / 32 }
 
 // firstCluster is the directory's first cluster (0 for the fixed root).
-func (d *dirCache) firstCluster() uint32 { return d.ch.first() }
+func (d *dirCache) firstCluster() uint32 { return d.ch.First() }
 
 // parse builds the index from data.
 //
@@ -397,7 +397,7 @@ func (d *dirCache) slotOffset(i int) int64 {
 		return g.rootDirOffset + int64(i)*32
 	}
 	byteOff := int64(i) * 32
-	c, _ := d.ch.at(uint32(byteOff / int64(g.clusterSize)))
+	c, _ := d.ch.At(uint32(byteOff / int64(g.clusterSize)))
 	return g.clusterOffset(c) + byteOff%int64(g.clusterSize)
 }
 
@@ -521,11 +521,11 @@ func (d *dirCache) grow() error {
 	if d.slots()+fs.g.clusterSize/32 > maxDirSlots {
 		return fmt.Errorf("%w: directory %s has reached %d entries", ErrNoSpace, d.path(), maxDirSlots)
 	}
-	runs, err := fs.allocate(1, d.ch.last())
+	runs, err := fs.allocate(1, d.ch.Last())
 	if err != nil {
 		return err
 	}
-	c := runs[0].first
+	c := runs[0].First
 	if err := fs.writeAt(fs.zeroCluster(), fs.g.clusterOffset(c)); err != nil {
 		return err
 	}
@@ -535,11 +535,11 @@ func (d *dirCache) grow() error {
 	if err := fs.barrier(); err != nil {
 		return err
 	}
-	fs.fat.set(d.ch.last(), c)
+	fs.fat.set(d.ch.Last(), c)
 	if err := fs.flushFAT(); err != nil {
 		return err
 	}
-	d.ch.add(run{first: c, count: 1})
+	d.ch.Add(run{First: c, Count: 1})
 	d.data = append(d.data, make([]byte, fs.g.clusterSize)...)
 	return nil
 }

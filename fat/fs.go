@@ -329,14 +329,14 @@ func (fs *FS) loadDirData(d *dirCache, c uint32) error {
 	if err != nil {
 		return err
 	}
-	if int64(ch.n)*int64(fs.g.clusterSize) > maxDirSlots*32 {
-		return corruptf("directory chain at cluster %d is %d clusters long, more than a directory can be", c, ch.n)
+	if int64(ch.N)*int64(fs.g.clusterSize) > maxDirSlots*32 {
+		return corruptf("directory chain at cluster %d is %d clusters long, more than a directory can be", c, ch.N)
 	}
 	d.ch = ch
-	d.data = make([]byte, int(ch.n)*fs.g.clusterSize)
-	for _, r := range ch.runs {
-		off := int(r.pos) * fs.g.clusterSize
-		if err := fs.readAt(d.data[off:off+int(r.count)*fs.g.clusterSize], fs.g.clusterOffset(r.first)); err != nil {
+	d.data = make([]byte, int(ch.N)*fs.g.clusterSize)
+	for _, r := range ch.Runs {
+		off := int(r.Pos) * fs.g.clusterSize
+		if err := fs.readAt(d.data[off:off+int(r.Count)*fs.g.clusterSize], fs.g.clusterOffset(r.First)); err != nil {
 			return err
 		}
 	}
@@ -474,7 +474,7 @@ func (fs *FS) Close() error {
 		// The handles die with the filesystem: removed files give their
 		// clusters back, and the volume is then consistent.
 		for n := range fs.orphans {
-			for _, c := range []uint32{n.ch.first(), n.oldStart} {
+			for _, c := range []uint32{n.ch.First(), n.oldStart} {
 				if c != 0 {
 					fs.freeChain(c)
 				}

@@ -75,7 +75,7 @@ func (fs *FS) mkdir(name string) error {
 	if err != nil {
 		return err
 	}
-	c := runs[0].first
+	c := runs[0].First
 	tmpl := &entry{attr: AttrDir, start: c}
 	tmpl.setCreated(fs.now(), fs.loc)
 
@@ -109,7 +109,7 @@ func (fs *FS) mkdir(name string) error {
 		return errors.Join(err, fs.flushFAT())
 	}
 	d := &dirCache{fs: fs, parent: parent, self: e, data: data}
-	d.ch.add(run{first: c, count: 1})
+	d.ch.Add(run{First: c, Count: 1})
 	d.parse()
 	fs.dirs[c] = d
 	return nil
