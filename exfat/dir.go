@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"unicode/utf16"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // maxDirBytes is the largest a directory may grow (section 6.2.1: 256 MiB).
@@ -178,22 +180,14 @@ func (d *dirCache) corrupt() error {
 	if len(d.bad) == 0 {
 		return nil
 	}
-	more := ""
-	if len(d.bad) > 1 {
-		more = fmt.Sprintf(" (and %d more)", len(d.bad)-1)
-	}
-	return corruptf("directory %s: %s%s", d.path(), d.bad[0], more)
+	return corruptf("directory %s: %s", d.path(), fatcore.BadSummary(d.bad))
 }
 
 func (d *dirCache) path() string {
 	if d.parent == nil {
 		return "/"
 	}
-	p := d.parent.path()
-	if p == "/" {
-		return "/" + d.self.name
-	}
-	return p + "/" + d.self.name
+	return fatcore.JoinDir(d.parent.path(), d.self.name)
 }
 
 // slotOffset is the device offset of slot i.

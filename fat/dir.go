@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // dirCache is a directory held in memory: its raw slots exactly as they
@@ -371,11 +373,7 @@ func (d *dirCache) corrupt() error {
 	if !d.garbage {
 		return nil
 	}
-	more := ""
-	if len(d.bad) > 1 {
-		more = fmt.Sprintf(" (and %d more)", len(d.bad)-1)
-	}
-	return corruptf("directory %s: %s%s", d.path(), d.bad[0], more)
+	return corruptf("directory %s: %s", d.path(), fatcore.BadSummary(d.bad))
 }
 
 // path returns the directory's path for messages.
@@ -383,11 +381,7 @@ func (d *dirCache) path() string {
 	if d.parent == nil {
 		return "/"
 	}
-	p := d.parent.path()
-	if p == "/" {
-		return "/" + d.self.name
-	}
-	return p + "/" + d.self.name
+	return fatcore.JoinDir(d.parent.path(), d.self.name)
 }
 
 // slotOffset returns the device offset of slot i.
