@@ -3,6 +3,8 @@ package exfat
 import (
 	"fmt"
 	"os"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // Rename moves oldpath to newpath, across directories if needed. Like
@@ -26,25 +28,9 @@ func (fs *FS) Rename(oldpath, newpath string) error {
 }
 
 func (fs *FS) rename(oldpath, newpath string) error {
-	if err := fs.writable(); err != nil {
-		return err
-	}
-	sp, se, _, err := fs.resolve(oldpath)
+	sp, se, dp, de, dbase, err := fatcore.RenameEnds(oldpath, newpath, fs.writable, fs.resolve, nil)
 	if err != nil {
 		return err
-	}
-	if sp == nil {
-		return fmt.Errorf("%w: cannot rename the root directory", errInvalid)
-	}
-	if se == nil {
-		return errNotExist
-	}
-	dp, de, dbase, err := fs.resolve(newpath)
-	if err != nil {
-		return err
-	}
-	if dp == nil {
-		return fmt.Errorf("%w: cannot replace the root directory", errInvalid)
 	}
 	units, err := checkName(dbase)
 	if err != nil {
