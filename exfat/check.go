@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // CheckReport is what Check found (and, with repair, fixed).
@@ -464,10 +466,8 @@ func (c *checker) repair(lost, unmarked []uint32) error {
 	}
 	if !r.Errors() {
 		fs.wasDirty = false
-		if s, ok := fs.w.(interface{ Sync() error }); ok {
-			if err := s.Sync(); err != nil {
-				return fmt.Errorf("exfat: syncing device: %w", err)
-			}
+		if err := fatcore.SyncDevice(fs.w); err != nil {
+			return fmt.Errorf("exfat: syncing device: %w", err)
 		}
 		if err := fs.writeFlags(g.flags&^flagVolumeDirty, fs.percentInUse()); err != nil {
 			return err

@@ -526,10 +526,8 @@ func (fs *FS) sync() error {
 	if err := fs.markClean(); err != nil {
 		return err
 	}
-	if s, ok := fs.w.(interface{ Sync() error }); ok {
-		if err := s.Sync(); err != nil {
-			return fmt.Errorf("exfat: syncing device: %w", err)
-		}
+	if err := fatcore.SyncDevice(fs.w); err != nil {
+		return fmt.Errorf("exfat: syncing device: %w", err)
 	}
 	return nil
 }
@@ -540,11 +538,9 @@ func (fs *FS) markClean() error {
 	if !fs.dirtyDisk || fs.wasDirty || len(fs.dirty) > 0 {
 		return nil
 	}
-	if s, ok := fs.w.(interface{ Sync() error }); ok {
-		// Everything else must be on stable storage before the flag says so.
-		if err := s.Sync(); err != nil {
-			return fmt.Errorf("exfat: syncing device: %w", err)
-		}
+	// Everything else must be on stable storage before the flag says so.
+	if err := fatcore.SyncDevice(fs.w); err != nil {
+		return fmt.Errorf("exfat: syncing device: %w", err)
 	}
 	if err := fs.writeFlags(fs.g.flags&^flagVolumeDirty, fs.percentInUse()); err != nil {
 		return err

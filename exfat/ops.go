@@ -69,10 +69,8 @@ func (fs *FS) mkdir(name string) error {
 	// directory: a power cut that kept the entry but not the zeros left
 	// a directory of stale cluster contents that repair cannot mend
 	// (issue 31: the crash explorer, cmd/cryptvol TestCrashStatesFilesystems).
-	if s, ok := fs.w.(interface{ Sync() error }); ok {
-		if err := s.Sync(); err != nil {
-			return err
-		}
+	if err := fatcore.SyncDevice(fs.w); err != nil {
+		return err
 	}
 	e, err = parent.add(units, tmpl, false)
 	if err != nil {

@@ -139,10 +139,8 @@ func (fs *FS) rename(oldpath, newpath string) error {
 		// power cut that kept the removal but not the new set lost the
 		// file (the crash explorer, cmd/cryptvol
 		// TestCrashStatesFilesystems, issue 31).
-		if s, ok := fs.w.(interface{ Sync() error }); ok {
-			if err := s.Sync(); err != nil {
-				return err
-			}
+		if err := fatcore.SyncDevice(fs.w); err != nil {
+			return err
 		}
 		if err := sp.remove(se); err != nil {
 			return err

@@ -453,10 +453,8 @@ func (fs *FS) sync() error {
 			return err
 		}
 	}
-	if s, ok := fs.w.(interface{ Sync() error }); ok {
-		if err := s.Sync(); err != nil {
-			return fmt.Errorf("fat: syncing device: %w", err)
-		}
+	if err := fatcore.SyncDevice(fs.w); err != nil {
+		return fmt.Errorf("fat: syncing device: %w", err)
 	}
 	return nil
 }

@@ -190,10 +190,7 @@ func (fs *FS) moveEntry(src *dirCache, e *entry, dst *dirCache, name string) (*e
 // barrier flushes the device's cache where it has one, so that what was
 // written before is on the disk before anything written after.
 func (fs *FS) barrier() error {
-	if s, ok := fs.w.(interface{ Sync() error }); ok {
-		return s.Sync()
-	}
-	return nil
+	return fatcore.SyncDevice(fs.w)
 }
 
 // replaceEntry points the existing entry de of dst at the data of entry
