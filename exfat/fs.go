@@ -87,7 +87,7 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 	}
 	regionLen := min(int64(2*bootRegionSectors*4096), size)
 	raw := make([]byte, regionLen)
-	if err := readFull(dev, raw, 0); err != nil {
+	if err := fatcore.ReadFull(dev, raw, 0); err != nil {
 		return nil, fmt.Errorf("exfat: reading boot region: %w", err)
 	}
 	fs := &FS{
@@ -149,17 +149,6 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 		}
 	}
 	return fs, nil
-}
-
-func readFull(r io.ReaderAt, p []byte, off int64) error {
-	n, err := r.ReadAt(p, off)
-	if n == len(p) {
-		return nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return err
 }
 
 // loadRoot reads the root directory and the bitmap and up-case table it
@@ -293,7 +282,7 @@ func (fs *FS) readAt(p []byte, off int64) error {
 	if off < 0 || off+int64(len(p)) > fs.g.volumeBytes {
 		return corruptf("read of %d bytes at %d is outside the volume (%d bytes)", len(p), off, fs.g.volumeBytes)
 	}
-	return readFull(fs.dev, p, off)
+	return fatcore.ReadFull(fs.dev, p, off)
 }
 
 // writeAt writes p at off. The first write after Open or Sync is preceded
@@ -334,11 +323,7 @@ func (fs *FS) rawWrite(p []byte, off int64) error {
 	if off < 0 || off+int64(len(p)) > fs.g.volumeBytes {
 		return corruptf("write of %d bytes at %d is outside the volume (%d bytes)", len(p), off, fs.g.volumeBytes)
 	}
-	n, err := fs.w.WriteAt(p, off)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
+	if err := fatcore.WriteFull(fs.w, p, off); err != nil {
 		fs.err = fmt.Errorf("exfat: write of %d bytes at %d failed, no further changes will be made: %w", len(p), off, err)
 		return fs.err
 	}

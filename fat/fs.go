@@ -78,7 +78,7 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 	if size < 512 {
 		return nil, fmt.Errorf("%w: device of %d bytes is smaller than a boot sector", ErrNotFAT, size)
 	}
-	if err := readFull(dev, boot, 0); err != nil {
+	if err := fatcore.ReadFull(dev, boot, 0); err != nil {
 		return nil, fmt.Errorf("fat: reading boot sector: %w", err)
 	}
 	g, err := parseBootSector(boot, size)
@@ -129,23 +129,12 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 	return fs, nil
 }
 
-func readFull(r io.ReaderAt, p []byte, off int64) error {
-	n, err := r.ReadAt(p, off)
-	if n == len(p) {
-		return nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return err
-}
-
 // readAt reads p at off, refusing anything outside the filesystem.
 func (fs *FS) readAt(p []byte, off int64) error {
 	if off < 0 || off+int64(len(p)) > fs.g.fsBytes {
 		return corruptf("read of %d bytes at %d is outside the filesystem (%d bytes)", len(p), off, fs.g.fsBytes)
 	}
-	return readFull(fs.dev, p, off)
+	return fatcore.ReadFull(fs.dev, p, off)
 }
 
 // writeAt writes p at off. Writes outside the filesystem are refused, and
@@ -184,11 +173,7 @@ func (fs *FS) rawWrite(p []byte, off int64) error {
 	if off < 0 || off+int64(len(p)) > fs.g.fsBytes {
 		return corruptf("write of %d bytes at %d is outside the filesystem (%d bytes)", len(p), off, fs.g.fsBytes)
 	}
-	n, err := fs.w.WriteAt(p, off)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
+	if err := fatcore.WriteFull(fs.w, p, off); err != nil {
 		fs.err = fmt.Errorf("fat: write of %d bytes at %d failed, no further changes will be made: %w", len(p), off, err)
 		return fs.err
 	}
