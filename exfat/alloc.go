@@ -183,7 +183,7 @@ func (b *bitmap) allocate(n, near uint32) []run {
 		if k := b.freeRunAt(near, n); k == n {
 			b.setRange(near, n, true)
 			b.next = near - 2 + n
-			return []run{{first: near, count: n}}
+			return []run{{First: near, Count: n}}
 		}
 	}
 	for n > 0 {
@@ -192,7 +192,7 @@ func (b *bitmap) allocate(n, near uint32) []run {
 			break // cannot happen when the caller checked the free count
 		}
 		b.setRange(first, k, true)
-		runs = append(runs, run{first: first, count: k})
+		runs = append(runs, run{First: first, Count: k})
 		b.next = first - 2 + k
 		n -= k
 	}

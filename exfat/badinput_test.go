@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"testing"
+
+	"github.com/cryptvol/cryptvol/internal/fattest"
 )
 
 // damaged is a small volume with a contiguous file, a fragmented one and
@@ -113,7 +115,7 @@ func TestRepairBitmap(t *testing.T) {
 	d := newDamaged(t)
 	_, e, fs := d.entry(t, "/dir/contiguous.bin")
 	// One cluster of the file marked free, and two free ones marked used.
-	bmOff := fs.g.clusterOffset(fs.bitmapCh.first())
+	bmOff := fs.g.clusterOffset(fs.bitmapCh.First())
 	i := e.start + 1 - 2
 	d.m.Data[bmOff+int64(i/8)] &^= 1 << (i % 8)
 	last := fs.g.clusterCount - 1
@@ -210,39 +212,8 @@ func TestNotExFAT(t *testing.T) {
 	}
 }
 
-// exercise walks, reads, checks and changes whatever Open accepted.
+// exercise walks, reads, checks and writes whatever Open accepted
+// (fattest.Exercise).
 func exercise(t testing.TB, fs *FS) {
-	var walk func(dir string, depth int)
-	seen := 0
-	walk = func(dir string, depth int) {
-		ents, _ := fs.ReadDir(dir)
-		for _, e := range ents {
-			if seen++; seen > 200 {
-				return
-			}
-			p := dir + "/" + e.Name()
-			if e.IsDir() {
-				if depth < 4 {
-					walk(p, depth+1)
-				}
-				continue
-			}
-			fs.ReadFile(p)
-			fs.Stat(p)
-		}
-	}
-	walk("", 0)
-	fs.Check(false)
-	fs.Statfs()
-	fs.Label()
-	if f, err := fs.Create("/fuzz written.txt"); err == nil {
-		f.Write(pattern(3, 3000))
-		f.Truncate(100)
-		f.Close()
-	}
-	fs.Mkdir("/fuzz dir")
-	fs.Rename("/fuzz written.txt", "/fuzz dir/moved.txt")
-	fs.RemoveAll("/fuzz dir")
-	fs.Check(true)
-	fs.Close()
+	fattest.Exercise[*File, *FileInfo, *CheckReport, Statfs](t, fs)
 }

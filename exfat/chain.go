@@ -1,89 +1,13 @@
 package exfat
 
-// run is a stretch of consecutive clusters first..first+count-1 that holds
-// clusters pos..pos+count-1 of a file.
-type run struct {
-	first, count, pos uint32
-}
+import "github.com/cryptvol/cryptvol/internal/fatcore"
 
-// chain is a file's clusters as runs, so that reading a contiguous file
-// costs one device read per run and finding the cluster at an offset is a
-// binary search with no allocation. A NoFatChain file is a single run.
-type chain struct {
-	runs []run
-	n    uint32
-}
-
-func (ch *chain) add(r run) {
-	if r.count == 0 {
-		return
-	}
-	if k := len(ch.runs); k > 0 && ch.runs[k-1].first+ch.runs[k-1].count == r.first {
-		ch.runs[k-1].count += r.count
-	} else {
-		ch.runs = append(ch.runs, run{first: r.first, count: r.count, pos: ch.n})
-	}
-	ch.n += r.count
-}
-
-func (ch *chain) first() uint32 {
-	if len(ch.runs) == 0 {
-		return 0
-	}
-	return ch.runs[0].first
-}
-
-func (ch *chain) last() uint32 {
-	if len(ch.runs) == 0 {
-		return 0
-	}
-	r := ch.runs[len(ch.runs)-1]
-	return r.first + r.count - 1
-}
-
-// contiguous reports whether the chain is one run (or empty): what a
-// NoFatChain entry can describe.
-func (ch *chain) contiguous() bool { return len(ch.runs) <= 1 }
-
-// at returns the cluster holding index i (< n) and how many clusters from
-// there on are consecutive on disk.
-func (ch *chain) at(i uint32) (cluster, contig uint32) {
-	lo, hi := 0, len(ch.runs)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if ch.runs[mid].pos <= i {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	r := ch.runs[lo]
-	d := i - r.pos
-	return r.first + d, r.count - d
-}
-
-// truncate keeps the first n clusters.
-func (ch *chain) truncate(n uint32) {
-	if n >= ch.n {
-		return
-	}
-	if n == 0 {
-		ch.runs, ch.n = ch.runs[:0], 0
-		return
-	}
-	k := len(ch.runs) - 1
-	for ch.runs[k].pos >= n {
-		k--
-	}
-	ch.runs[k].count = n - ch.runs[k].pos
-	ch.runs = ch.runs[:k+1]
-	ch.n = n
-}
-
-// clone returns an independent copy.
-func (ch chain) clone() chain {
-	return chain{runs: append([]run(nil), ch.runs...), n: ch.n}
-}
+// run and chain are fatcore's: the run list of a file's clusters is the
+// same on FAT and exFAT.
+type (
+	run   = fatcore.Run
+	chain = fatcore.Chain
+)
 
 // loadChain returns the chain of need clusters starting at start: one run
 // for a NoFatChain file, else the FAT followed need links (need < 0: up to
@@ -102,7 +26,7 @@ func (fs *FS) loadChain(start uint32, need int64, noFatChain bool) (ch chain, lo
 		if need < 0 || uint64(start)+uint64(need) > uint64(g.clusterCount)+2 {
 			return ch, false, corruptf("contiguous run of %d clusters at %d leaves the heap", need, start)
 		}
-		ch.add(run{first: start, count: uint32(need)})
+		ch.Add(run{First: start, Count: uint32(need)})
 		return ch, false, nil
 	}
 	t := fs.fat
@@ -111,17 +35,17 @@ func (fs *FS) loadChain(start uint32, need int64, noFatChain bool) (ch chain, lo
 	}
 	c := start
 	for {
-		if ch.n > g.clusterCount {
+		if ch.N > g.clusterCount {
 			return chain{}, false, corruptf("cluster chain starting at %d loops", start)
 		}
-		ch.add(run{first: c, count: 1})
+		ch.Add(run{First: c, Count: 1})
 		next := t.get(c)
-		if need > 0 && int64(ch.n) == need {
+		if need > 0 && int64(ch.N) == need {
 			return ch, next != eocCluster, nil
 		}
 		if next == eocCluster {
 			if need > 0 {
-				return chain{}, false, corruptf("cluster chain starting at %d ends after %d clusters, %d needed", start, ch.n, need)
+				return chain{}, false, corruptf("cluster chain starting at %d ends after %d clusters, %d needed", start, ch.N, need)
 			}
 			return ch, false, nil
 		}

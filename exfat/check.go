@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // CheckReport is what Check found (and, with repair, fixed).
@@ -283,8 +285,8 @@ func (c *checker) claimEntry(path string, ch chain) (n uint32, dup bool) {
 	idx := int32(len(c.paths))
 	c.paths = append(c.paths, path)
 	c.chains = append(c.chains, ch)
-	for _, rn := range ch.runs {
-		for cl := rn.first; cl < rn.first+rn.count; cl++ {
+	for _, rn := range ch.Runs {
+		for cl := rn.First; cl < rn.First+rn.Count; cl++ {
 			if o := c.owner[cl]; o >= 0 {
 				if sameChain(c.chains[o], ch) {
 					c.report.Duplicates = append(c.report.Duplicates, fmt.Sprintf("%s has the clusters of %s", path, c.paths[o]))
@@ -295,20 +297,20 @@ func (c *checker) claimEntry(path string, ch chain) (n uint32, dup bool) {
 			}
 		}
 	}
-	for _, rn := range ch.runs {
-		for cl := rn.first; cl < rn.first+rn.count; cl++ {
+	for _, rn := range ch.Runs {
+		for cl := rn.First; cl < rn.First+rn.Count; cl++ {
 			c.owner[cl] = idx
 		}
 	}
-	return ch.n, false
+	return ch.N, false
 }
 
 func sameChain(a, b chain) bool {
-	if a.n != b.n || len(a.runs) != len(b.runs) {
+	if a.N != b.N || len(a.Runs) != len(b.Runs) {
 		return false
 	}
-	for i := range a.runs {
-		if a.runs[i] != b.runs[i] {
+	for i := range a.Runs {
+		if a.Runs[i] != b.Runs[i] {
 			return false
 		}
 	}
@@ -464,10 +466,8 @@ func (c *checker) repair(lost, unmarked []uint32) error {
 	}
 	if !r.Errors() {
 		fs.wasDirty = false
-		if s, ok := fs.w.(interface{ Sync() error }); ok {
-			if err := s.Sync(); err != nil {
-				return fmt.Errorf("exfat: syncing device: %w", err)
-			}
+		if err := fatcore.SyncDevice(fs.w); err != nil {
+			return fmt.Errorf("exfat: syncing device: %w", err)
 		}
 		if err := fs.writeFlags(g.flags&^flagVolumeDirty, fs.percentInUse()); err != nil {
 			return err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"unicode/utf16"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // maxDirBytes is the largest a directory may grow (section 6.2.1: 256 MiB).
@@ -46,7 +48,7 @@ type dirCache struct {
 func (d *dirCache) slots() int          { return len(d.data) / entrySize }
 func (d *dirCache) slotsPerSector() int { return d.fs.g.sectorSize / entrySize }
 func (d *dirCache) firstCluster() uint32 {
-	return d.ch.first()
+	return d.ch.First()
 }
 
 // parse builds the index from data.
@@ -178,29 +180,21 @@ func (d *dirCache) corrupt() error {
 	if len(d.bad) == 0 {
 		return nil
 	}
-	more := ""
-	if len(d.bad) > 1 {
-		more = fmt.Sprintf(" (and %d more)", len(d.bad)-1)
-	}
-	return corruptf("directory %s: %s%s", d.path(), d.bad[0], more)
+	return corruptf("directory %s: %s", d.path(), fatcore.BadSummary(d.bad))
 }
 
 func (d *dirCache) path() string {
 	if d.parent == nil {
 		return "/"
 	}
-	p := d.parent.path()
-	if p == "/" {
-		return "/" + d.self.name
-	}
-	return p + "/" + d.self.name
+	return fatcore.JoinDir(d.parent.path(), d.self.name)
 }
 
 // slotOffset is the device offset of slot i.
 func (d *dirCache) slotOffset(i int) int64 {
 	g := d.fs.g
 	b := int64(i) * entrySize
-	c, _ := d.ch.at(uint32(b >> g.clusterShift))
+	c, _ := d.ch.At(uint32(b >> g.clusterShift))
 	return g.clusterOffset(c) + b&int64(g.clusterSize-1)
 }
 
@@ -352,9 +346,9 @@ func (d *dirCache) grow() error {
 	if fs.bm.free == 0 {
 		return fmt.Errorf("%w: no cluster left to grow directory %s", ErrNoSpace, d.path())
 	}
-	last := d.ch.last()
+	last := d.ch.Last()
 	runs := fs.bm.allocate(1, last+1)
-	c := runs[0].first
+	c := runs[0].First
 	if err := fs.writeAt(fs.zeroCluster(), fs.g.clusterOffset(c)); err != nil {
 		return err
 	}
@@ -377,7 +371,7 @@ func (d *dirCache) grow() error {
 			return err
 		}
 	}
-	d.ch.add(run{first: c, count: 1})
+	d.ch.Add(run{First: c, Count: 1})
 	d.data = append(d.data, make([]byte, cs)...)
 	if e := d.self; e != nil {
 		e.size += uint64(cs)
@@ -386,7 +380,7 @@ func (d *dirCache) grow() error {
 			e.flags &^= flagNoFatChain
 		}
 		if n := e.node; n != nil {
-			n.ch = d.ch.clone()
+			n.ch = d.ch.Clone()
 		}
 		return e.dir.update(e)
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // Directory entry types (specification section 6.2). Bit 7 is InUse; an
@@ -42,11 +44,11 @@ const (
 type Attr uint16
 
 const (
-	AttrReadOnly Attr = 0x01
-	AttrHidden   Attr = 0x02
-	AttrSystem   Attr = 0x04
-	AttrDir      Attr = 0x10
-	AttrArchive  Attr = 0x20
+	AttrReadOnly Attr = fatcore.AttrReadOnly
+	AttrHidden   Attr = fatcore.AttrHidden
+	AttrSystem   Attr = fatcore.AttrSystem
+	AttrDir      Attr = fatcore.AttrDir
+	AttrArchive  Attr = fatcore.AttrArchive
 )
 
 // entry is one file or directory: the fields of its File and Stream

@@ -1,12 +1,13 @@
 package exfat
 
 import (
-	"crypto/rand"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // FormatOptions chooses what Format creates. The zero value gives what
@@ -182,13 +183,9 @@ func Format(dev io.WriterAt, size int64, opts FormatOptions) error {
 	if err != nil {
 		return err
 	}
-	serial := opts.Serial
-	if serial == 0 {
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return fmt.Errorf("exfat: serial number: %w", err)
-		}
-		serial = binary.LittleEndian.Uint32(b[:])
+	serial, err := fatcore.Serial(opts.Serial)
+	if err != nil {
+		return fmt.Errorf("exfat: serial number: %w", err)
 	}
 	w := func(p []byte, off int64) error {
 		n, err := dev.WriteAt(p, off)

@@ -87,7 +87,7 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 	}
 	regionLen := min(int64(2*bootRegionSectors*4096), size)
 	raw := make([]byte, regionLen)
-	if err := readFull(dev, raw, 0); err != nil {
+	if err := fatcore.ReadFull(dev, raw, 0); err != nil {
 		return nil, fmt.Errorf("exfat: reading boot region: %w", err)
 	}
 	fs := &FS{
@@ -151,17 +151,6 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 	return fs, nil
 }
 
-func readFull(r io.ReaderAt, p []byte, off int64) error {
-	n, err := r.ReadAt(p, off)
-	if n == len(p) {
-		return nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return err
-}
-
 // loadRoot reads the root directory and the bitmap and up-case table it
 // points to.
 func (fs *FS) loadRoot() error {
@@ -170,8 +159,8 @@ func (fs *FS) loadRoot() error {
 	if err != nil {
 		return fmt.Errorf("root directory: %w", err)
 	}
-	if int64(ch.n)<<g.clusterShift > maxDirBytes {
-		return corruptf("root directory chain of %d clusters is longer than 256 MiB", ch.n)
+	if int64(ch.N)<<g.clusterShift > maxDirBytes {
+		return corruptf("root directory chain of %d clusters is longer than 256 MiB", ch.N)
 	}
 	d := &dirCache{fs: fs, ch: ch}
 	if err := fs.readDirData(d); err != nil {
@@ -254,7 +243,7 @@ func (fs *FS) readChain(ch chain, p []byte, off int64) error {
 	g := fs.g
 	cs := int64(g.clusterSize)
 	for len(p) > 0 {
-		c, contig := ch.at(uint32(off >> g.clusterShift))
+		c, contig := ch.At(uint32(off >> g.clusterShift))
 		within := off & (cs - 1)
 		k := min(int64(contig)*cs-within, int64(len(p)))
 		if err := fs.readAt(p[:k], g.clusterOffset(c)+within); err != nil {
@@ -271,7 +260,7 @@ func (fs *FS) writeChain(ch chain, p []byte, off int64) error {
 	g := fs.g
 	cs := int64(g.clusterSize)
 	for len(p) > 0 {
-		c, contig := ch.at(uint32(off >> g.clusterShift))
+		c, contig := ch.At(uint32(off >> g.clusterShift))
 		within := off & (cs - 1)
 		k := min(int64(contig)*cs-within, int64(len(p)))
 		if err := fs.writeAt(p[:k], g.clusterOffset(c)+within); err != nil {
@@ -284,7 +273,7 @@ func (fs *FS) writeChain(ch chain, p []byte, off int64) error {
 }
 
 func (fs *FS) readDirData(d *dirCache) error {
-	d.data = make([]byte, int64(d.ch.n)<<fs.g.clusterShift)
+	d.data = make([]byte, int64(d.ch.N)<<fs.g.clusterShift)
 	return fs.readChain(d.ch, d.data, 0)
 }
 
@@ -293,7 +282,7 @@ func (fs *FS) readAt(p []byte, off int64) error {
 	if off < 0 || off+int64(len(p)) > fs.g.volumeBytes {
 		return corruptf("read of %d bytes at %d is outside the volume (%d bytes)", len(p), off, fs.g.volumeBytes)
 	}
-	return readFull(fs.dev, p, off)
+	return fatcore.ReadFull(fs.dev, p, off)
 }
 
 // writeAt writes p at off. The first write after Open or Sync is preceded
@@ -334,11 +323,7 @@ func (fs *FS) rawWrite(p []byte, off int64) error {
 	if off < 0 || off+int64(len(p)) > fs.g.volumeBytes {
 		return corruptf("write of %d bytes at %d is outside the volume (%d bytes)", len(p), off, fs.g.volumeBytes)
 	}
-	n, err := fs.w.WriteAt(p, off)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
+	if err := fatcore.WriteFull(fs.w, p, off); err != nil {
 		fs.err = fmt.Errorf("exfat: write of %d bytes at %d failed, no further changes will be made: %w", len(p), off, err)
 		return fs.err
 	}
@@ -388,16 +373,16 @@ func (fs *FS) flushBitmap() error {
 
 // writeChainFAT links ch's clusters in the FAT (in memory), ending it.
 func (fs *FS) writeChainFAT(ch chain) {
-	for _, r := range ch.runs {
-		for c := r.first; c < r.first+r.count-1; c++ {
+	for _, r := range ch.Runs {
+		for c := r.First; c < r.First+r.Count-1; c++ {
 			fs.fat.set(c, c+1)
 		}
 	}
-	for i := 0; i+1 < len(ch.runs); i++ {
-		r := ch.runs[i]
-		fs.fat.set(r.first+r.count-1, ch.runs[i+1].first)
+	for i := 0; i+1 < len(ch.Runs); i++ {
+		r := ch.Runs[i]
+		fs.fat.set(r.First+r.Count-1, ch.Runs[i+1].First)
 	}
-	if l := ch.last(); l != 0 {
+	if l := ch.Last(); l != 0 {
 		fs.fat.set(l, eocCluster)
 	}
 }
@@ -412,8 +397,8 @@ func (fs *FS) allocate(n, near uint32) ([]run, error) {
 
 // freeChain frees a chain's clusters in the bitmap (in memory).
 func (fs *FS) freeChain(ch chain) {
-	for _, r := range ch.runs {
-		fs.bm.setRange(r.first, r.count, false)
+	for _, r := range ch.Runs {
+		fs.bm.setRange(r.First, r.Count, false)
 	}
 }
 
@@ -483,26 +468,13 @@ func (fs *FS) ClusterSize() int { return fs.g.clusterSize }
 func (fs *FS) Dirty() bool { return fs.wasDirty }
 
 // Statfs describes the space on the volume.
-type Statfs struct {
-	ClusterSize   int
-	TotalClusters uint32
-	FreeClusters  uint32
-	TotalBytes    int64 // cluster heap: TotalClusters * ClusterSize
-	FreeBytes     int64
-}
+type Statfs = fatcore.Statfs
 
 // Statfs returns the volume's size and free space.
 func (fs *FS) Statfs() Statfs {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	cs := int64(fs.g.clusterSize)
-	return Statfs{
-		ClusterSize:   fs.g.clusterSize,
-		TotalClusters: fs.g.clusterCount,
-		FreeClusters:  fs.bm.free,
-		TotalBytes:    int64(fs.g.clusterCount) * cs,
-		FreeBytes:     int64(fs.bm.free) * cs,
-	}
+	return fatcore.NewStatfs(fs.g.clusterSize, fs.g.clusterCount, fs.bm.free)
 }
 
 // Sync commits every open file's pending changes, writes the FAT and the
@@ -539,10 +511,8 @@ func (fs *FS) sync() error {
 	if err := fs.markClean(); err != nil {
 		return err
 	}
-	if s, ok := fs.w.(interface{ Sync() error }); ok {
-		if err := s.Sync(); err != nil {
-			return fmt.Errorf("exfat: syncing device: %w", err)
-		}
+	if err := fatcore.SyncDevice(fs.w); err != nil {
+		return fmt.Errorf("exfat: syncing device: %w", err)
 	}
 	return nil
 }
@@ -553,11 +523,9 @@ func (fs *FS) markClean() error {
 	if !fs.dirtyDisk || fs.wasDirty || len(fs.dirty) > 0 {
 		return nil
 	}
-	if s, ok := fs.w.(interface{ Sync() error }); ok {
-		// Everything else must be on stable storage before the flag says so.
-		if err := s.Sync(); err != nil {
-			return fmt.Errorf("exfat: syncing device: %w", err)
-		}
+	// Everything else must be on stable storage before the flag says so.
+	if err := fatcore.SyncDevice(fs.w); err != nil {
+		return fmt.Errorf("exfat: syncing device: %w", err)
 	}
 	if err := fs.writeFlags(fs.g.flags&^flagVolumeDirty, fs.percentInUse()); err != nil {
 		return err

@@ -9,23 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cryptvol/cryptvol/internal/fattest"
 )
 
-// interopNames are the names written in both directions: ASCII, upper,
-// mixed case, long, Cyrillic, Japanese, an emoji (a UTF-16 surrogate
-// pair), dots, double spaces and a name of the full 255 UTF-16 units.
-var interopNames = []string{
-	"hello.txt",
-	"UPPER.TXT",
-	"MixedCase.Txt",
-	"Long file name here.txt",
-	"Привет мир.txt",
-	"日本語のファイル名.dat",
-	"emoji 😀 file.txt",
-	"a.b.c.d",
-	"name with  two  spaces",
-	"x" + strings.Repeat("y", 249) + ".long",
-}
+// interopNames are the names written in both directions (see
+// fattest.InteropNames), the longest of them the full 255 UTF-16 units.
+var interopNames = fattest.InteropNames("x" + strings.Repeat("y", 249) + ".long")
 
 var jst = time.FixedZone("JST", 9*3600)
 
@@ -45,27 +35,7 @@ func TestWrittenHereReadByExfatFuse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string][]byte{}
-			for i, n := range interopNames {
-				want["/"+n] = pattern(i, 1000*i+1)
-			}
-			want["/empty"] = nil
-			if err := fs.MkdirAll("/dir/sub dir"); err != nil {
-				t.Fatal(err)
-			}
-			want["/dir/sub dir/nested file.bin"] = pattern(99, 700000)
-			for i := 0; i < 400; i++ {
-				want[fmt.Sprintf("/dir/file number %03d.txt", i)] = pattern(1000+i, 100+i)
-			}
-			for n, b := range want {
-				mustWrite(t, fs, n, b)
-			}
-			if err := fs.Chtimes("/hello.txt", stamp, stamp); err != nil {
-				t.Fatal(err)
-			}
-			if err := fs.Close(); err != nil {
-				t.Fatal(err)
-			}
+			want := fattest.WriteInteropTree(t, fs, interopNames, 700000, 400, stamp)
 			fsckClean(t, img)
 			mnt := fuseMount(t, img, true)
 			checkTree(t, mnt, want, []string{"/dir", "/dir/sub dir"})

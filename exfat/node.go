@@ -37,7 +37,7 @@ func (fs *FS) openNode(e *entry) (*node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.name, err)
 	}
-	n := &node{ent: e, ch: ch, diskClusters: ch.n}
+	n := &node{ent: e, ch: ch, diskClusters: ch.N}
 	e.node = n
 	return n, nil
 }
@@ -73,12 +73,12 @@ func (fs *FS) commit(n *node) error {
 		}
 	}
 	e := n.ent
-	e.start = n.ch.first()
+	e.start = n.ch.First()
 	if err := e.dir.update(e); err != nil {
 		return err
 	}
-	n.diskClusters = n.ch.n
-	if n.old.n > 0 {
+	n.diskClusters = n.ch.N
+	if n.old.N > 0 {
 		fs.freeChain(n.old)
 		n.old = chain{}
 		if err := fs.flushBitmap(); err != nil {
@@ -128,29 +128,29 @@ func (fs *FS) release(n *node) error {
 // (NoFatChain) while the clusters after it are free; otherwise its
 // clusters are linked in the FAT from then on.
 func (fs *FS) grow(n *node, clusters uint32) error {
-	if n.ch.n >= clusters {
+	if n.ch.N >= clusters {
 		return nil
 	}
 	e := n.ent
-	last := n.ch.last()
+	last := n.ch.Last()
 	near := uint32(0)
 	if last != 0 {
 		near = last + 1
 	}
-	runs, err := fs.allocate(clusters-n.ch.n, near)
+	runs, err := fs.allocate(clusters-n.ch.N, near)
 	if err != nil {
 		return err
 	}
-	if n.ch.n == 0 && len(runs) == 1 {
+	if n.ch.N == 0 && len(runs) == 1 {
 		e.flags |= flagNoFatChain | flagAllocPossible
-		n.ch.add(runs[0])
+		n.ch.Add(runs[0])
 		return nil
 	}
-	if e.noFatChain() && len(runs) == 1 && runs[0].first == near {
-		n.ch.add(runs[0])
+	if e.noFatChain() && len(runs) == 1 && runs[0].First == near {
+		n.ch.Add(runs[0])
 		return nil
 	}
-	if e.noFatChain() && n.ch.n > 0 {
+	if e.noFatChain() && n.ch.N > 0 {
 		// Fragmented from now on: the clusters so far get their links
 		// (which a NoFatChain entry makes meaningless, so this is safe
 		// before the entry changes).
@@ -159,18 +159,18 @@ func (fs *FS) grow(n *node, clusters uint32) error {
 	e.flags = e.flags&^flagNoFatChain | flagAllocPossible
 	var add chain
 	for _, r := range runs {
-		add.add(r)
+		add.Add(r)
 	}
 	fs.writeChainFAT(add)
 	if last != 0 {
-		if n.ch.n > n.diskClusters {
-			fs.fat.set(last, add.first()) // a cluster the disk does not know of yet
+		if n.ch.N > n.diskClusters {
+			fs.fat.set(last, add.First()) // a cluster the disk does not know of yet
 		} else {
-			n.links = append(n.links, [2]uint32{last, add.first()})
+			n.links = append(n.links, [2]uint32{last, add.First()})
 		}
 	}
 	for _, r := range runs {
-		n.ch.add(r)
+		n.ch.Add(r)
 	}
 	return nil
 }
@@ -242,7 +242,7 @@ func (fs *FS) truncate(n *node, size int64) error {
 	}
 	e := n.ent
 	old := int64(e.size)
-	if size < old && n.ch.n > 0 {
+	if size < old && n.ch.N > 0 {
 		// Clusters will be freed.
 		if err := fs.ensureUnshared(); err != nil {
 			return err
@@ -262,15 +262,15 @@ func (fs *FS) truncate(n *node, size int64) error {
 	case size == 0:
 		// Keep the committed clusters until the entry stops pointing at
 		// them: a crash before the next commit leaves the old content.
-		if n.ch.n > 0 {
-			if n.old.n == 0 && n.diskClusters > 0 {
-				keep := n.ch.clone()
-				keep.truncate(n.diskClusters)
+		if n.ch.N > 0 {
+			if n.old.N == 0 && n.diskClusters > 0 {
+				keep := n.ch.Clone()
+				keep.Truncate(n.diskClusters)
 				n.old = keep
-				rest := n.ch.clone()
+				rest := n.ch.Clone()
 				fs.freeTail(rest, n.diskClusters)
 			} else {
-				fs.freeTail(n.ch.clone(), 0) // never referenced from disk
+				fs.freeTail(n.ch.Clone(), 0) // never referenced from disk
 			}
 		}
 		n.ch, n.links, n.diskClusters = chain{}, nil, 0
@@ -288,16 +288,16 @@ func (fs *FS) truncate(n *node, size int64) error {
 			return err
 		}
 		keep := fs.clustersFor(size)
-		if keep < n.ch.n {
+		if keep < n.ch.N {
 			if !e.noFatChain() {
-				last, _ := n.ch.at(keep - 1)
+				last, _ := n.ch.At(keep - 1)
 				fs.fat.set(last, eocCluster)
 				if err := fs.flushFAT(); err != nil {
 					return err
 				}
 			}
-			fs.freeTail(n.ch.clone(), keep)
-			n.ch.truncate(keep)
+			fs.freeTail(n.ch.Clone(), keep)
+			n.ch.Truncate(keep)
 			n.diskClusters = min(n.diskClusters, keep)
 		}
 		return fs.flushBitmap()
@@ -310,15 +310,15 @@ func (fs *FS) truncate(n *node, size int64) error {
 
 // freeTail frees the clusters of ch from index keep on.
 func (fs *FS) freeTail(ch chain, keep uint32) {
-	for _, r := range ch.runs {
-		if r.pos+r.count <= keep {
+	for _, r := range ch.Runs {
+		if r.Pos+r.Count <= keep {
 			continue
 		}
 		skip := uint32(0)
-		if r.pos < keep {
-			skip = keep - r.pos
+		if r.Pos < keep {
+			skip = keep - r.Pos
 		}
-		fs.bm.setRange(r.first+skip, r.count-skip, false)
+		fs.bm.setRange(r.First+skip, r.Count-skip, false)
 	}
 }
 

@@ -12,20 +12,7 @@ import (
 func (fs *FS) Stat(name string) (*FileInfo, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	if fs.closed {
-		return nil, pathErr("stat", name, errClosed)
-	}
-	parent, e, _, err := fs.resolve(name)
-	if err != nil {
-		return nil, pathErr("stat", name, err)
-	}
-	if parent == nil {
-		return fs.rootInfo(), nil
-	}
-	if e == nil {
-		return nil, pathErr("stat", name, errNotExist)
-	}
-	return fs.info(e), nil
+	return fatcore.Stat(name, fs.closed, fs.resolve, fs.rootInfo, fs.info)
 }
 
 // ReadDir lists a directory, sorted by name. The entries are *FileInfo.
@@ -34,15 +21,7 @@ func (fs *FS) Stat(name string) (*FileInfo, error) {
 func (fs *FS) ReadDir(name string) ([]iofs.DirEntry, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	if fs.closed {
-		return nil, pathErr("readdir", name, errClosed)
-	}
-	d, err := fs.dirTree().Dir(fatcore.SplitPath(name))
-	if err != nil {
-		return nil, pathErr("readdir", name, err)
-	}
-	list, err := fs.list(d)
-	return list, pathErr("readdir", name, err)
+	return fatcore.ReadDir(name, fs.closed, fs.dirTree(), fs.list)
 }
 
 // Mkdir creates a directory: its cluster is zeroed (an exFAT directory has
@@ -76,7 +55,7 @@ func (fs *FS) mkdir(name string) error {
 	if err != nil {
 		return err
 	}
-	c := runs[0].first
+	c := runs[0].First
 	cs := uint64(fs.g.clusterSize)
 	tmpl := &entry{attr: AttrDir, start: c, size: cs, valid: cs, flags: flagAllocPossible | flagNoFatChain}
 	tmpl.setCreated(fs.now(), fs.loc)
@@ -90,10 +69,8 @@ func (fs *FS) mkdir(name string) error {
 	// directory: a power cut that kept the entry but not the zeros left
 	// a directory of stale cluster contents that repair cannot mend
 	// (issue 31: the crash explorer, cmd/cryptvol TestCrashStatesFilesystems).
-	if s, ok := fs.w.(interface{ Sync() error }); ok {
-		if err := s.Sync(); err != nil {
-			return err
-		}
+	if err := fatcore.SyncDevice(fs.w); err != nil {
+		return err
 	}
 	e, err = parent.add(units, tmpl, false)
 	if err != nil {
@@ -101,7 +78,7 @@ func (fs *FS) mkdir(name string) error {
 		return errors.Join(err, fs.flushBitmap())
 	}
 	d := &dirCache{fs: fs, parent: parent, self: e, data: make([]byte, cs)}
-	d.ch.add(run{first: c, count: 1})
+	d.ch.Add(run{First: c, Count: 1})
 	d.parse()
 	fs.dirs[c] = d
 	return nil
@@ -122,18 +99,12 @@ func (fs *FS) Remove(name string) error {
 }
 
 func (fs *FS) remove(name string) error {
-	if err := fs.writable(); err != nil {
-		return err
-	}
-	parent, e, _, err := fs.resolve(name)
+	parent, e, err := fatcore.Target(name, fs.writable, fs.resolve)
 	if err != nil {
 		return err
 	}
 	if parent == nil {
 		return fmt.Errorf("%w: cannot remove the root directory", errInvalid)
-	}
-	if e == nil {
-		return errNotExist
 	}
 	if err := parent.corrupt(); err != nil {
 		return err
@@ -256,18 +227,9 @@ func (fs *FS) SetAttributes(name string, a Attr) error {
 }
 
 func (fs *FS) setEntry(name string, change func(*entry)) error {
-	if err := fs.writable(); err != nil {
+	parent, e, err := fatcore.Target(name, fs.writable, fs.resolve)
+	if err != nil || parent == nil { // the root has no times or attributes
 		return err
-	}
-	parent, e, _, err := fs.resolve(name)
-	if err != nil {
-		return err
-	}
-	if parent == nil {
-		return nil
-	}
-	if e == nil {
-		return errNotExist
 	}
 	if err := parent.corrupt(); err != nil {
 		return err

@@ -3,6 +3,8 @@ package exfat
 import (
 	"fmt"
 	"os"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // Rename moves oldpath to newpath, across directories if needed. Like
@@ -26,25 +28,9 @@ func (fs *FS) Rename(oldpath, newpath string) error {
 }
 
 func (fs *FS) rename(oldpath, newpath string) error {
-	if err := fs.writable(); err != nil {
-		return err
-	}
-	sp, se, _, err := fs.resolve(oldpath)
+	sp, se, dp, de, dbase, err := fatcore.RenameEnds(oldpath, newpath, fs.writable, fs.resolve, nil)
 	if err != nil {
 		return err
-	}
-	if sp == nil {
-		return fmt.Errorf("%w: cannot rename the root directory", errInvalid)
-	}
-	if se == nil {
-		return errNotExist
-	}
-	dp, de, dbase, err := fs.resolve(newpath)
-	if err != nil {
-		return err
-	}
-	if dp == nil {
-		return fmt.Errorf("%w: cannot replace the root directory", errInvalid)
 	}
 	units, err := checkName(dbase)
 	if err != nil {
@@ -153,10 +139,8 @@ func (fs *FS) rename(oldpath, newpath string) error {
 		// power cut that kept the removal but not the new set lost the
 		// file (the crash explorer, cmd/cryptvol
 		// TestCrashStatesFilesystems, issue 31).
-		if s, ok := fs.w.(interface{ Sync() error }); ok {
-			if err := s.Sync(); err != nil {
-				return err
-			}
+		if err := fatcore.SyncDevice(fs.w); err != nil {
+			return err
 		}
 		if err := sp.remove(se); err != nil {
 			return err
@@ -171,7 +155,7 @@ func (fs *FS) rename(oldpath, newpath string) error {
 			d.parent, d.self = dp, ne
 		}
 	}
-	if replaced.n > 0 {
+	if replaced.N > 0 {
 		fs.freeChain(replaced)
 		return fs.flushBitmap()
 	}

@@ -3,12 +3,12 @@ package fat
 import (
 	"bytes"
 	"errors"
-	"io"
 	iofs "io/fs"
 	"os"
 	"testing"
-	"testing/fstest"
 	"time"
+
+	"github.com/cryptvol/cryptvol/internal/fattest"
 )
 
 func newTestFS(t *testing.T, size int64, typ Type) (*FS, *memDev) {
@@ -21,63 +21,12 @@ func newTestFS(t *testing.T, size int64, typ Type) (*FS, *memDev) {
 // TestIOFS runs testing/fstest's conformance checks on the io/fs view.
 func TestIOFS(t *testing.T) {
 	fs, _ := newTestFS(t, 10<<20, TypeAuto)
-	if err := fs.MkdirAll("/a/b"); err != nil {
-		t.Fatal(err)
-	}
-	mustWrite(t, fs, "/a/b/c.txt", []byte("c"))
-	mustWrite(t, fs, "/a/Привет.txt", pattern(1, 5000))
-	mustWrite(t, fs, "/top.bin", pattern(2, 70000))
-	mustWrite(t, fs, "/empty", nil)
-	if err := fstest.TestFS(fs.IOFS(), "a/b/c.txt", "a/Привет.txt", "top.bin", "empty", "a", "a/b"); err != nil {
-		t.Fatal(err)
-	}
+	fattest.IOFSConformance(t, fs)
 }
 
 func TestFileSemantics(t *testing.T) {
 	fs, _ := newTestFS(t, 10<<20, TypeAuto)
-	f, err := fs.Create("/f.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Write([]byte("hello world"))
-	if _, err := f.Seek(6, io.SeekStart); err != nil {
-		t.Fatal(err)
-	}
-	b := make([]byte, 20)
-	n, err := f.Read(b)
-	if n != 5 || err != nil || string(b[:n]) != "world" {
-		t.Errorf("Read = %d %v %q", n, err, b[:n])
-	}
-	if n, err := f.Read(b); n != 0 || err != io.EOF {
-		t.Errorf("Read at EOF = %d %v", n, err)
-	}
-	if n, err := f.ReadAt(b[:3], 9); n != 2 || err != io.EOF {
-		t.Errorf("ReadAt across EOF = %d %v", n, err)
-	}
-	// A gap written past the end reads as zeros.
-	if _, err := f.WriteAt([]byte("!"), 20); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	got := mustRead(t, fs, "/f.txt")
-	want := append([]byte("hello world"), make([]byte, 9)...)
-	want = append(want, '!')
-	if !bytes.Equal(got, want) {
-		t.Errorf("content %q", got)
-	}
-
-	if _, err := fs.OpenFile("/f.txt", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); !errors.Is(err, iofs.ErrExist) {
-		t.Errorf("O_EXCL on an existing file: %v", err)
-	}
-	a, _ := fs.OpenFile("/f.txt", os.O_WRONLY|os.O_APPEND, 0)
-	a.Write([]byte("+"))
-	a.Close()
-	if got := mustRead(t, fs, "/f.txt"); got[len(got)-1] != '+' || len(got) != 22 {
-		t.Errorf("append: %q", got)
-	}
-	if _, err := fs.Open("/missing"); !errors.Is(err, iofs.ErrNotExist) {
-		t.Errorf("missing: %v", err)
-	}
+	fattest.FileSemantics[*File, *FileInfo](t, fs)
 	if _, err := fs.OpenFile("/", os.O_RDWR, 0); !errors.Is(err, ErrIsDir) {
 		t.Errorf("root for writing: %v", err)
 	}

@@ -39,4 +39,19 @@ func (b *backend) DirInfo(d *dirCache) iofs.FileInfo {
 	return b.fs().info(d.self)
 }
 
-var _ fatcore.Backend[*node, *dirCache] = (*backend)(nil)
+// The directory tree, for fatcore.OpenFile.
+func (b *backend) Root() *dirCache                              { return b.root }
+func (b *backend) IsDir(e *entry) bool                          { return e.isDir() }
+func (b *backend) ReadOnly(e *entry) bool                       { return e.attr&AttrReadOnly != 0 }
+func (b *backend) OpenNode(e *entry, trunc bool) (*node, error) { return b.fs().openExisting(e, trunc) }
+func (b *backend) OpenDir(parent *dirCache, e *entry) (*dirCache, error) {
+	return b.fs().openDir(parent, e)
+}
+func (b *backend) Resolve(name string) (*dirCache, *entry, string, error) {
+	return b.fs().resolve(name)
+}
+func (b *backend) Create(parent *dirCache, base string, perm iofs.FileMode) (*node, error) {
+	return b.fs().create(parent, base, perm)
+}
+
+var _ fatcore.Opener[*node, *dirCache, *entry] = (*backend)(nil)

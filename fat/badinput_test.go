@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/cryptvol/cryptvol/internal/fattest"
 )
 
 // badImage formats a FAT32 volume with one directory holding one
@@ -185,42 +187,10 @@ func TestBadBootSectors(t *testing.T) {
 	}
 }
 
-// exercise walks, reads, checks and writes whatever Open accepted; errors
-// are fine, panics and out-of-range I/O (memDev fails the test) are not.
+// exercise walks, reads, checks and writes whatever Open accepted
+// (fattest.Exercise).
 func exercise(t testing.TB, fs *FS) {
-	var walk func(dir string, depth int)
-	seen := 0
-	walk = func(dir string, depth int) {
-		ents, _ := fs.ReadDir(dir)
-		for _, e := range ents {
-			if seen++; seen > 200 {
-				return
-			}
-			p := dir + "/" + e.Name()
-			if e.IsDir() {
-				if depth < 4 {
-					walk(p, depth+1)
-				}
-				continue
-			}
-			fs.ReadFile(p)
-			fs.Stat(p)
-		}
-	}
-	walk("", 0)
-	fs.Check(false)
-	fs.Statfs()
-	fs.Label()
-	if f, err := fs.Create("/fuzz written.txt"); err == nil {
-		f.Write(pattern(3, 3000))
-		f.Truncate(100)
-		f.Close()
-	}
-	fs.Mkdir("/fuzz dir")
-	fs.Rename("/fuzz written.txt", "/fuzz dir/moved.txt")
-	fs.RemoveAll("/fuzz dir")
-	fs.Check(true)
-	fs.Close()
+	fattest.Exercise[*File, *FileInfo, *CheckReport, Statfs](t, fs)
 }
 
 // TestDirectoryLoop points a subdirectory's entry back at its parent.

@@ -349,11 +349,11 @@ func (c *checker) run() error {
 	if g.typ == FAT32 {
 		o := c.newOwner(owner{label: "/", isDir: true, start: g.rootCluster})
 		cl := c.claim(o, g.rootCluster)
-		r.DirClusters += cl.ch.n
+		r.DirClusters += cl.ch.N
 		root.noIndex = c.quick
 		if cl.stop != stopEnd {
 			r.BadEntries = append(r.BadEntries, "/: "+cl.why)
-			if cl.ch.n > 0 {
+			if cl.ch.N > 0 {
 				c.fixes = append(c.fixes, entryFix{o: o, path: "/", kind: fixCut, keep: cl.ch, crash: cl.free})
 			}
 		}
@@ -385,10 +385,10 @@ func (c *checker) run() error {
 	// Removed files still open own their clusters until closed; so does a
 	// truncated file's previous chain until its next commit.
 	for n := range fs.orphans {
-		for _, start := range []uint32{n.ch.first(), n.oldStart} {
+		for _, start := range []uint32{n.ch.First(), n.oldStart} {
 			if start != 0 {
 				o := c.newOwner(owner{label: "(removed, still open)", start: start})
-				r.OpenClusters += c.claim(o, start).ch.n
+				r.OpenClusters += c.claim(o, start).ch.N
 			}
 		}
 	}
@@ -470,7 +470,7 @@ func (c *checker) claim(o int32, start uint32) claim {
 			return cl
 		}
 		c.owner[cur] = o
-		cl.ch.add(run{first: cur, count: 1})
+		cl.ch.Add(run{First: cur, Count: 1})
 		if t.isEOC(v) {
 			return cl
 		}
@@ -486,14 +486,14 @@ func (c *checker) claim(o int32, start uint32) claim {
 // hold).
 func (c *checker) loadDir(d *dirCache, ch chain) error {
 	cs := c.fs.g.clusterSize
-	if int64(ch.n)*int64(cs) > maxDirSlots*32 {
-		return corruptf("directory chain is %d clusters long, more than a directory can be", ch.n)
+	if int64(ch.N)*int64(cs) > maxDirSlots*32 {
+		return corruptf("directory chain is %d clusters long, more than a directory can be", ch.N)
 	}
 	d.ch = ch
-	d.data = make([]byte, int(ch.n)*cs)
-	for _, r := range ch.runs {
-		off := int(r.pos) * cs
-		if err := c.fs.readAt(d.data[off:off+int(r.count)*cs], c.fs.g.clusterOffset(r.first)); err != nil {
+	d.data = make([]byte, int(ch.N)*cs)
+	for _, r := range ch.Runs {
+		off := int(r.Pos) * cs
+		if err := c.fs.readAt(d.data[off:off+int(r.Count)*cs], c.fs.g.clusterOffset(r.First)); err != nil {
 			return err
 		}
 	}
@@ -579,13 +579,13 @@ func (c *checker) walk(d *dirCache, p string) {
 				c.fixes = append(c.fixes, entryFix{o: o, dir: d, ent: e, path: ep(), kind: fixDirSize})
 			}
 			cl := c.claim(o, e.start)
-			r.DirClusters += cl.ch.n
+			r.DirClusters += cl.ch.N
 			if !c.noteClaim(o, cl) {
 				// What the directory's own clusters hold is still
 				// read: its files must be owned, or they would count
 				// as lost clusters and be freed.
 				c.partial = c.partial || !cl.free
-				if cl.stop == stopShared || cl.ch.n == 0 {
+				if cl.stop == stopShared || cl.ch.N == 0 {
 					continue
 				}
 			}
@@ -603,11 +603,11 @@ func (c *checker) walk(d *dirCache, p string) {
 			continue
 		}
 		cl := c.claim(o, e.start)
-		r.FileClusters += cl.ch.n
+		r.FileClusters += cl.ch.N
 		if !c.noteClaim(o, cl) {
 			continue
 		}
-		n := int64(cl.ch.n)
+		n := int64(cl.ch.N)
 		need := (int64(e.size) + cs - 1) / cs
 		switch {
 		case n < need:
@@ -633,7 +633,7 @@ func (c *checker) findRenames() {
 	var rest []crossLink
 	for _, x := range c.cross {
 		f, s := c.owners[x.first], c.owners[x.second]
-		twin := x.prefix.n == 0 && f.start == s.start && x.shared == s.start && s.ent != nil && f.ent != nil
+		twin := x.prefix.N == 0 && f.start == s.start && x.shared == s.start && s.ent != nil && f.ent != nil
 		switch {
 		case twin && isMarked[x.first] && !isMarked[x.second]:
 			pairs[x.first] = x.second

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // dirCache is a directory held in memory: its raw slots exactly as they
@@ -54,7 +56,7 @@ func (d *dirCache) slots() int { return len(d.data) / 32 }
 func (d *dirCache) slotsPerSector() int { return d.fs.g.bytesPerSector / 32 }
 
 // firstCluster is the directory's first cluster (0 for the fixed root).
-func (d *dirCache) firstCluster() uint32 { return d.ch.first() }
+func (d *dirCache) firstCluster() uint32 { return d.ch.First() }
 
 // parse builds the index from data.
 //
@@ -371,11 +373,7 @@ func (d *dirCache) corrupt() error {
 	if !d.garbage {
 		return nil
 	}
-	more := ""
-	if len(d.bad) > 1 {
-		more = fmt.Sprintf(" (and %d more)", len(d.bad)-1)
-	}
-	return corruptf("directory %s: %s%s", d.path(), d.bad[0], more)
+	return corruptf("directory %s: %s", d.path(), fatcore.BadSummary(d.bad))
 }
 
 // path returns the directory's path for messages.
@@ -383,11 +381,7 @@ func (d *dirCache) path() string {
 	if d.parent == nil {
 		return "/"
 	}
-	p := d.parent.path()
-	if p == "/" {
-		return "/" + d.self.name
-	}
-	return p + "/" + d.self.name
+	return fatcore.JoinDir(d.parent.path(), d.self.name)
 }
 
 // slotOffset returns the device offset of slot i.
@@ -397,7 +391,7 @@ func (d *dirCache) slotOffset(i int) int64 {
 		return g.rootDirOffset + int64(i)*32
 	}
 	byteOff := int64(i) * 32
-	c, _ := d.ch.at(uint32(byteOff / int64(g.clusterSize)))
+	c, _ := d.ch.At(uint32(byteOff / int64(g.clusterSize)))
 	return g.clusterOffset(c) + byteOff%int64(g.clusterSize)
 }
 
@@ -521,11 +515,11 @@ func (d *dirCache) grow() error {
 	if d.slots()+fs.g.clusterSize/32 > maxDirSlots {
 		return fmt.Errorf("%w: directory %s has reached %d entries", ErrNoSpace, d.path(), maxDirSlots)
 	}
-	runs, err := fs.allocate(1, d.ch.last())
+	runs, err := fs.allocate(1, d.ch.Last())
 	if err != nil {
 		return err
 	}
-	c := runs[0].first
+	c := runs[0].First
 	if err := fs.writeAt(fs.zeroCluster(), fs.g.clusterOffset(c)); err != nil {
 		return err
 	}
@@ -535,11 +529,11 @@ func (d *dirCache) grow() error {
 	if err := fs.barrier(); err != nil {
 		return err
 	}
-	fs.fat.set(d.ch.last(), c)
+	fs.fat.set(d.ch.Last(), c)
 	if err := fs.flushFAT(); err != nil {
 		return err
 	}
-	d.ch.add(run{first: c, count: 1})
+	d.ch.Add(run{First: c, Count: 1})
 	d.data = append(d.data, make([]byte, fs.g.clusterSize)...)
 	return nil
 }

@@ -3,6 +3,8 @@ package fat
 import (
 	"encoding/binary"
 	"time"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // Attr holds the DOS attribute bits of a file or directory.
@@ -10,11 +12,11 @@ type Attr uint8
 
 // Attribute bits.
 const (
-	AttrReadOnly Attr = 0x01
-	AttrHidden   Attr = 0x02
-	AttrSystem   Attr = 0x04
-	AttrDir      Attr = 0x10
-	AttrArchive  Attr = 0x20
+	AttrReadOnly Attr = fatcore.AttrReadOnly
+	AttrHidden   Attr = fatcore.AttrHidden
+	AttrSystem   Attr = fatcore.AttrSystem
+	AttrDir      Attr = fatcore.AttrDir
+	AttrArchive  Attr = fatcore.AttrArchive
 )
 
 const (

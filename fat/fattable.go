@@ -241,10 +241,10 @@ func (t *fatTable) allocate(n uint32, near uint32, dst []run) ([]run, error) {
 			t.set(c, t.eocMark())
 			t.free--
 			n--
-			if k := len(dst); k > 0 && dst[k-1].first+dst[k-1].count == c {
-				dst[k-1].count++
+			if k := len(dst); k > 0 && dst[k-1].First+dst[k-1].Count == c {
+				dst[k-1].Count++
 			} else {
-				dst = append(dst, run{first: c, count: 1})
+				dst = append(dst, run{First: c, Count: 1})
 			}
 			prev = c
 			t.next = c + 1

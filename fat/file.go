@@ -31,95 +31,46 @@ func (fs *FS) Create(name string) (*File, error) {
 func (fs *FS) OpenFile(name string, flag int, perm iofs.FileMode) (*File, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	f, err := fs.openFile(name, flag, perm)
-	if err != nil {
-		return nil, pathErr("open", name, err)
-	}
-	return f, nil
+	return fatcore.OpenFile(fs.files(), name, flag, perm)
 }
 
-const accessMode = fatcore.AccessMode
-
-func (fs *FS) openFile(name string, flag int, perm iofs.FileMode) (*File, error) {
-	if fs.closed {
-		return nil, errClosed
+// create adds the new empty file base to parent; its clusters come with
+// the first write.
+func (fs *FS) create(parent *dirCache, base string, perm iofs.FileMode) (*node, error) {
+	if err := checkName(base); err != nil {
+		return nil, err
 	}
-	writing := flag&accessMode != os.O_RDONLY || flag&(os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
-	if writing {
-		if err := fs.writable(); err != nil {
-			return nil, err
-		}
+	if err := parent.corrupt(); err != nil {
+		return nil, err
 	}
-	parent, e, base, err := fs.resolve(name)
+	tmpl := &entry{attr: Attr(fatcore.NewFileAttr(perm))}
+	tmpl.setCreated(fs.now(), fs.loc)
+	e, err := parent.add(base, tmpl, true, nil)
 	if err != nil {
 		return nil, err
 	}
-	if parent == nil { // the root
-		if writing {
-			return nil, ErrIsDir
-		}
-		return fatcore.NewDir(fs.files(), fs.root, name, flag), nil
-	}
-	if e == nil {
-		if flag&os.O_CREATE == 0 {
-			return nil, errNotExist
-		}
-		if err := checkName(base); err != nil {
-			return nil, err
-		}
-		if err := parent.corrupt(); err != nil {
-			return nil, err
-		}
-		tmpl := &entry{attr: AttrArchive}
-		if perm&0o222 == 0 {
-			tmpl.attr |= AttrReadOnly
-		}
-		tmpl.setCreated(fs.now(), fs.loc)
-		e, err = parent.add(base, tmpl, true, nil)
-		if err != nil {
-			return nil, err
-		}
-		n := &node{ent: e}
-		e.node = n
-		fs.markDirty(n)
-		fs.hold(n)
-		return fatcore.NewFile(fs.files(), n, name, flag), nil
-	}
-	if flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL {
-		return nil, errExist
-	}
-	if e.isDir() {
-		if writing {
-			return nil, ErrIsDir
-		}
-		d, err := fs.openDir(parent, e)
-		if err != nil {
-			return nil, err
-		}
-		return fatcore.NewDir(fs.files(), d, name, flag), nil
-	}
-	if writing && e.attr&AttrReadOnly != 0 && flag&accessMode != os.O_RDONLY {
-		return nil, iofs.ErrPermission
-	}
+	n := &node{ent: e}
+	e.node = n
+	fs.markDirty(n)
+	fs.hold(n)
+	return n, nil
+}
+
+// openExisting returns file e's node, held. Before a truncation drops
+// clusters, the volume must have no cross-links (the old content is
+// freed once the new one is committed).
+func (fs *FS) openExisting(e *entry, trunc bool) (*node, error) {
 	n, err := fs.openNode(e)
 	if err != nil {
 		return nil, err
 	}
-	if flag&os.O_TRUNC != 0 && flag&accessMode != os.O_RDONLY && e.start != 0 {
-		// The old content is freed once the new one is committed.
+	if trunc && e.start != 0 {
 		if err := fs.ensureUnshared(); err != nil {
 			return nil, err
 		}
 	}
 	fs.hold(n)
-	f := fatcore.NewFile(fs.files(), n, name, flag)
-	if flag&os.O_TRUNC != 0 && flag&accessMode != os.O_RDONLY {
-		if err := fs.truncate(n, 0); err != nil {
-			fs.release(n)
-			return nil, err
-		}
-	}
-	return f, nil
+	return n, nil
 }
 
 // list returns a directory's entries sorted by name, and an ErrCorrupt

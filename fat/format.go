@@ -1,12 +1,13 @@
 package fat
 
 import (
-	"crypto/rand"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // FormatOptions chooses what Format creates. The zero value gives what
@@ -46,13 +47,9 @@ func Format(dev io.WriterAt, size int64, opts FormatOptions) error {
 	if err != nil {
 		return err
 	}
-	serial := opts.Serial
-	if serial == 0 {
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return fmt.Errorf("fat: serial number: %w", err)
-		}
-		serial = binary.LittleEndian.Uint32(b[:])
+	serial, err := fatcore.Serial(opts.Serial)
+	if err != nil {
+		return fmt.Errorf("fat: serial number: %w", err)
 	}
 	now := opts.Now
 	if now.IsZero() {

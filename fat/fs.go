@@ -78,7 +78,7 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 	if size < 512 {
 		return nil, fmt.Errorf("%w: device of %d bytes is smaller than a boot sector", ErrNotFAT, size)
 	}
-	if err := readFull(dev, boot, 0); err != nil {
+	if err := fatcore.ReadFull(dev, boot, 0); err != nil {
 		return nil, fmt.Errorf("fat: reading boot sector: %w", err)
 	}
 	g, err := parseBootSector(boot, size)
@@ -129,23 +129,12 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 	return fs, nil
 }
 
-func readFull(r io.ReaderAt, p []byte, off int64) error {
-	n, err := r.ReadAt(p, off)
-	if n == len(p) {
-		return nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return err
-}
-
 // readAt reads p at off, refusing anything outside the filesystem.
 func (fs *FS) readAt(p []byte, off int64) error {
 	if off < 0 || off+int64(len(p)) > fs.g.fsBytes {
 		return corruptf("read of %d bytes at %d is outside the filesystem (%d bytes)", len(p), off, fs.g.fsBytes)
 	}
-	return readFull(fs.dev, p, off)
+	return fatcore.ReadFull(fs.dev, p, off)
 }
 
 // writeAt writes p at off. Writes outside the filesystem are refused, and
@@ -184,11 +173,7 @@ func (fs *FS) rawWrite(p []byte, off int64) error {
 	if off < 0 || off+int64(len(p)) > fs.g.fsBytes {
 		return corruptf("write of %d bytes at %d is outside the filesystem (%d bytes)", len(p), off, fs.g.fsBytes)
 	}
-	n, err := fs.w.WriteAt(p, off)
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
+	if err := fatcore.WriteFull(fs.w, p, off); err != nil {
 		fs.err = fmt.Errorf("fat: write of %d bytes at %d failed, no further changes will be made: %w", len(p), off, err)
 		return fs.err
 	}
@@ -329,14 +314,14 @@ func (fs *FS) loadDirData(d *dirCache, c uint32) error {
 	if err != nil {
 		return err
 	}
-	if int64(ch.n)*int64(fs.g.clusterSize) > maxDirSlots*32 {
-		return corruptf("directory chain at cluster %d is %d clusters long, more than a directory can be", c, ch.n)
+	if int64(ch.N)*int64(fs.g.clusterSize) > maxDirSlots*32 {
+		return corruptf("directory chain at cluster %d is %d clusters long, more than a directory can be", c, ch.N)
 	}
 	d.ch = ch
-	d.data = make([]byte, int(ch.n)*fs.g.clusterSize)
-	for _, r := range ch.runs {
-		off := int(r.pos) * fs.g.clusterSize
-		if err := fs.readAt(d.data[off:off+int(r.count)*fs.g.clusterSize], fs.g.clusterOffset(r.first)); err != nil {
+	d.data = make([]byte, int(ch.N)*fs.g.clusterSize)
+	for _, r := range ch.Runs {
+		off := int(r.Pos) * fs.g.clusterSize
+		if err := fs.readAt(d.data[off:off+int(r.Count)*fs.g.clusterSize], fs.g.clusterOffset(r.First)); err != nil {
 			return err
 		}
 	}
@@ -404,26 +389,13 @@ func (fs *FS) Label() string {
 func (fs *FS) ClusterSize() int { return fs.g.clusterSize }
 
 // Statfs describes the space on the volume.
-type Statfs struct {
-	ClusterSize   int
-	TotalClusters uint32
-	FreeClusters  uint32
-	TotalBytes    int64 // data area: TotalClusters * ClusterSize
-	FreeBytes     int64
-}
+type Statfs = fatcore.Statfs
 
 // Statfs returns the volume's size and free space.
 func (fs *FS) Statfs() Statfs {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	cs := int64(fs.g.clusterSize)
-	return Statfs{
-		ClusterSize:   fs.g.clusterSize,
-		TotalClusters: fs.g.clusterCount,
-		FreeClusters:  fs.fat.free,
-		TotalBytes:    int64(fs.g.clusterCount) * cs,
-		FreeBytes:     int64(fs.fat.free) * cs,
-	}
+	return fatcore.NewStatfs(fs.g.clusterSize, fs.g.clusterCount, fs.fat.free)
 }
 
 // Sync commits every open file's pending changes, writes the FAT and the
@@ -466,10 +438,8 @@ func (fs *FS) sync() error {
 			return err
 		}
 	}
-	if s, ok := fs.w.(interface{ Sync() error }); ok {
-		if err := s.Sync(); err != nil {
-			return fmt.Errorf("fat: syncing device: %w", err)
-		}
+	if err := fatcore.SyncDevice(fs.w); err != nil {
+		return fmt.Errorf("fat: syncing device: %w", err)
 	}
 	return nil
 }
@@ -487,7 +457,7 @@ func (fs *FS) Close() error {
 		// The handles die with the filesystem: removed files give their
 		// clusters back, and the volume is then consistent.
 		for n := range fs.orphans {
-			for _, c := range []uint32{n.ch.first(), n.oldStart} {
+			for _, c := range []uint32{n.ch.First(), n.oldStart} {
 				if c != 0 {
 					fs.freeChain(c)
 				}

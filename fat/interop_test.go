@@ -9,23 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cryptvol/cryptvol/internal/fattest"
 )
 
-// interopNames are the names written in both directions: ASCII, 8.3 in
-// both cases, long, Cyrillic, Japanese, and an emoji (a UTF-16 surrogate
-// pair).
-var interopNames = []string{
-	"hello.txt",
-	"UPPER.TXT",
-	"MixedCase.Txt",
-	"Long file name here.txt",
-	"Привет мир.txt",
-	"日本語のファイル名.dat",
-	"emoji 😀 file.txt",
-	"a.b.c.d",
-	"name with  two  spaces",
-	"x" + strings.Repeat("y", 200) + ".long",
-}
+// interopNames are the names written in both directions (see
+// fattest.InteropNames), the longest of them 206 UTF-16 units.
+var interopNames = fattest.InteropNames("x" + strings.Repeat("y", 200) + ".long")
 
 // mtools 4.0.32 (like fsck.fat 4.2) handles long names as UCS-2: it shows
 // each half of a surrogate pair as '_' and, when it writes a name, keeps
@@ -59,28 +49,7 @@ func TestWrittenHereReadByMtools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string][]byte{}
-			for i, n := range interopNames {
-				want["/"+n] = pattern(i, 1000*i+1)
-			}
-			want["/empty"] = nil
-			if err := fs.MkdirAll("/dir/sub dir"); err != nil {
-				t.Fatal(err)
-			}
-			want["/dir/sub dir/nested file.bin"] = pattern(99, 70000)
-			// Enough entries to make a subdirectory span several clusters.
-			for i := 0; i < 60; i++ {
-				want[fmt.Sprintf("/dir/file number %03d.txt", i)] = pattern(1000+i, 100+i)
-			}
-			for n, b := range want {
-				mustWrite(t, fs, n, b)
-			}
-			if err := fs.Chtimes("/hello.txt", stamp, stamp); err != nil {
-				t.Fatal(err)
-			}
-			if err := fs.Close(); err != nil {
-				t.Fatal(err)
-			}
+			want := fattest.WriteInteropTree(t, fs, interopNames, 70000, 60, stamp)
 			fsckClean(t, img)
 
 			// mdir -b lists one path per line, long names where they exist.

@@ -219,9 +219,9 @@ func TestRecoveryKeepsTheFilesOfABrokenDirectory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			last, free := d.ch.last(), fs.fat.count-3
-			if d.ch.n < 3 || fs.fat.get(free) != 0 {
-				t.Fatalf("/photos has %d clusters, cluster %d is %#x: not the state wanted", d.ch.n, free, fs.fat.get(free))
+			last, free := d.ch.Last(), fs.fat.count-3
+			if d.ch.N < 3 || fs.fat.get(free) != 0 {
+				t.Fatalf("/photos has %d clusters, cluster %d is %#x: not the state wanted", d.ch.N, free, fs.fat.get(free))
 			}
 			clean, _ := fs.fat.stateBits()
 			fs.Close()

@@ -36,8 +36,8 @@ func (fs *FS) openNode(e *entry) (*node, error) {
 		return nil, fmt.Errorf("%s: %w", e.name, err)
 	}
 	cs := int64(fs.g.clusterSize)
-	if need := (int64(e.size) + cs - 1) / cs; int64(ch.n) < need {
-		return nil, corruptf("%s: size %d bytes needs %d clusters but its chain has %d", e.name, e.size, need, ch.n)
+	if need := (int64(e.size) + cs - 1) / cs; int64(ch.N) < need {
+		return nil, corruptf("%s: size %d bytes needs %d clusters but its chain has %d", e.name, e.size, need, ch.N)
 	}
 	n := &node{ent: e, ch: ch, diskStart: e.start}
 	e.node = n
@@ -64,7 +64,7 @@ func (fs *FS) commit(n *node) error {
 		return err
 	}
 	e := n.ent
-	e.start = n.ch.first()
+	e.start = n.ch.First()
 	if err := e.dir.update(e); err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (fs *FS) release(n *node) error {
 	if !n.removed {
 		return nil
 	}
-	if c := n.ch.first(); c != 0 {
+	if c := n.ch.First(); c != 0 {
 		fs.freeChain(c)
 	}
 	if n.oldStart != 0 {
@@ -125,20 +125,20 @@ func (fs *FS) release(n *node) error {
 
 // grow makes the chain at least clusters long, allocating near its end.
 func (fs *FS) grow(n *node, clusters uint32) error {
-	if n.ch.n >= clusters {
+	if n.ch.N >= clusters {
 		return nil
 	}
-	runs, err := fs.allocate(clusters-n.ch.n, n.ch.last())
+	runs, err := fs.allocate(clusters-n.ch.N, n.ch.Last())
 	if err != nil {
 		return err
 	}
-	if last := n.ch.last(); last != 0 {
-		fs.fat.set(last, runs[0].first)
+	if last := n.ch.Last(); last != 0 {
+		fs.fat.set(last, runs[0].First)
 	}
 	for _, r := range runs {
-		n.ch.add(r)
+		n.ch.Add(r)
 	}
-	n.ent.start = n.ch.first()
+	n.ent.start = n.ch.First()
 	return nil
 }
 
@@ -147,7 +147,7 @@ func (fs *FS) grow(n *node, clusters uint32) error {
 func (fs *FS) writeData(n *node, p []byte, off int64) error {
 	cs := int64(fs.g.clusterSize)
 	for len(p) > 0 {
-		c, contig := n.ch.at(uint32(off / cs))
+		c, contig := n.ch.At(uint32(off / cs))
 		within := off % cs
 		k := int64(contig)*cs - within
 		if k > int64(len(p)) {
@@ -166,7 +166,7 @@ func (fs *FS) writeData(n *node, p []byte, off int64) error {
 func (fs *FS) readData(n *node, p []byte, off int64) error {
 	cs := int64(fs.g.clusterSize)
 	for len(p) > 0 {
-		c, contig := n.ch.at(uint32(off / cs))
+		c, contig := n.ch.At(uint32(off / cs))
 		within := off % cs
 		k := int64(contig)*cs - within
 		if k > int64(len(p)) {
@@ -258,7 +258,7 @@ func (fs *FS) truncate(n *node, size int64) error {
 	case size == 0:
 		// Keep the committed chain until the entry stops pointing to it:
 		// a crash before the next commit leaves the old content intact.
-		if c := n.ch.first(); c != 0 {
+		if c := n.ch.First(); c != 0 {
 			if c == n.diskStart && n.oldStart == 0 {
 				n.oldStart = c
 			} else if c != n.diskStart {
@@ -279,14 +279,14 @@ func (fs *FS) truncate(n *node, size int64) error {
 			return err
 		}
 		keep := uint32((size + cs - 1) / cs)
-		if keep < n.ch.n {
-			last, _ := n.ch.at(keep - 1)
+		if keep < n.ch.N {
+			last, _ := n.ch.At(keep - 1)
 			next := fs.fat.get(last)
 			fs.fat.set(last, fs.fat.eocMark())
 			if fs.fat.valid(next) {
 				fs.freeChain(next)
 			}
-			n.ch.truncate(keep)
+			n.ch.Truncate(keep)
 		}
 		return fs.flushFAT()
 	}

@@ -38,13 +38,7 @@ func propertyRun(t *testing.T, size int64, typ Type, cluster, steps int, seed ui
 		Steps: steps, MaxSize: int(size / 12), Names: propNames, Fold: foldName,
 		NoSpace: ErrNoSpace, NotEmpty: ErrNotEmpty, Verify: verify,
 	}
-	m, noSpace := run.Run(t)
-	if err := run.FS.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// A fresh Open sees the same tree.
-	verify(t, mustOpen(t, dev, size), m, "after reopening")
-	t.Logf("%d files, %d directories at the end; %d operations hit a full volume", len(m.Files), len(m.Dirs), noSpace)
+	run.RunReopened(t, func() *FS { return mustOpen(t, dev, size) })
 	needTools(t, "fsck.fat")
 	fsckClean(t, saveImage(t, dev))
 }

@@ -3,6 +3,8 @@ package fat
 import (
 	"fmt"
 	"os"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // Rename moves oldpath to newpath, across directories if needed. Like
@@ -29,28 +31,14 @@ func (fs *FS) Rename(oldpath, newpath string) error {
 }
 
 func (fs *FS) rename(oldpath, newpath string) error {
-	if err := fs.writable(); err != nil {
-		return err
-	}
-	sp, se, _, err := fs.resolve(oldpath)
+	sp, se, dp, de, dbase, err := fatcore.RenameEnds(oldpath, newpath, fs.writable, fs.resolve, func(se *entry) error {
+		if se.damageKind == damageData {
+			return corruptf("%s: %s", se.name, se.damage)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	if sp == nil {
-		return fmt.Errorf("%w: cannot rename the root directory", errInvalid)
-	}
-	if se == nil {
-		return errNotExist
-	}
-	if se.damageKind == damageData {
-		return corruptf("%s: %s", se.name, se.damage)
-	}
-	dp, de, dbase, err := fs.resolve(newpath)
-	if err != nil {
-		return err
-	}
-	if dp == nil {
-		return fmt.Errorf("%w: cannot replace the root directory", errInvalid)
 	}
 	if err := checkName(dbase); err != nil {
 		return err
@@ -202,10 +190,7 @@ func (fs *FS) moveEntry(src *dirCache, e *entry, dst *dirCache, name string) (*e
 // barrier flushes the device's cache where it has one, so that what was
 // written before is on the disk before anything written after.
 func (fs *FS) barrier() error {
-	if s, ok := fs.w.(interface{ Sync() error }); ok {
-		return s.Sync()
-	}
-	return nil
+	return fatcore.SyncDevice(fs.w)
 }
 
 // replaceEntry points the existing entry de of dst at the data of entry

@@ -303,7 +303,7 @@ func (c *checker) applyFix(f entryFix, note func(string, ...any)) error {
 		note("%s: directory size set to 0", f.path)
 		return d.update(e)
 	case fixSize:
-		e.size = uint32(int64(f.keep.n) * cs)
+		e.size = uint32(int64(f.keep.N) * cs)
 		note("%s: size cut to its chain, %d bytes", f.path, e.size)
 		return d.update(e)
 	case fixCut:
@@ -322,7 +322,7 @@ func (c *checker) cut(o int32, keep chain, note func(string, ...any), why string
 	fs := c.fs
 	ow := c.owners[o]
 	e := ow.ent
-	if keep.n == 0 {
+	if keep.N == 0 {
 		switch {
 		case e == nil:
 			return nil // the FAT32 root: nothing can be kept, nothing done
@@ -335,15 +335,15 @@ func (c *checker) cut(o int32, keep chain, note func(string, ...any), why string
 		return ow.dir.update(e)
 	}
 	if e != nil && !e.isDir() {
-		if max := int64(keep.n) * int64(fs.g.clusterSize); int64(e.size) > max {
+		if max := int64(keep.N) * int64(fs.g.clusterSize); int64(e.size) > max {
 			e.size = uint32(max)
 			if err := ow.dir.update(e); err != nil {
 				return err
 			}
 		}
 	}
-	fs.fat.set(keep.last(), fs.fat.eocMark())
-	note("%s: %s, %s kept", ow.where(), why, plural(keep.n, "cluster"))
+	fs.fat.set(keep.Last(), fs.fat.eocMark())
+	note("%s: %s, %s kept", ow.where(), why, plural(keep.N, "cluster"))
 	return fs.flushFAT()
 }
 
@@ -364,7 +364,7 @@ func (c *checker) resolveCrossLink(x crossLink, note func(string, ...any)) error
 		return nil // a removed open file: repair does not run with open files
 	}
 	if v.isDir {
-		if prefix.n == 0 {
+		if prefix.N == 0 {
 			note("%s: erased, it was a second entry of %s", v.where(), other.where())
 			return v.dir.remove(v.ent)
 		}
@@ -378,7 +378,7 @@ func (c *checker) prefixOf(start, at uint32) chain {
 	var ch chain
 	t := c.fat
 	for cur, steps := start, uint32(0); t.valid(cur) && cur != at && steps < t.count; steps++ {
-		ch.add(run{first: cur, count: 1})
+		ch.Add(run{First: cur, Count: 1})
 		v := t.get(cur)
 		if t.isEOC(v) || !t.valid(v) {
 			break
@@ -401,28 +401,28 @@ func (c *checker) cloneShared(o int32, prefix chain, shared uint32, with string,
 	e := v.ent
 	cs := int64(fs.g.clusterSize)
 	need := uint32((int64(e.size) + cs - 1) / cs)
-	if need <= prefix.n {
+	if need <= prefix.N {
 		return c.cut(o, prefix, note, "its size ends before the clusters it shared with "+with+"; chain cut there")
 	}
 	var src chain
-	for cur, steps := shared, uint32(0); src.n < need-prefix.n && t.valid(cur) && steps < t.count; steps++ {
-		src.add(run{first: cur, count: 1})
+	for cur, steps := shared, uint32(0); src.N < need-prefix.N && t.valid(cur) && steps < t.count; steps++ {
+		src.Add(run{First: cur, Count: 1})
 		nx := t.get(cur)
 		if t.isEOC(nx) || !t.valid(nx) {
 			break
 		}
 		cur = nx
 	}
-	if src.n > t.available() || v.dir.garbage {
+	if src.N > t.available() || v.dir.garbage {
 		return c.cut(o, prefix, note, "cut before the clusters it shared with "+with+" (no room to copy them)")
 	}
-	runs, err := fs.allocate(src.n, 0)
+	runs, err := fs.allocate(src.N, 0)
 	if err != nil {
 		return err
 	}
 	var dst chain
 	for _, r := range runs {
-		dst.add(r)
+		dst.Add(r)
 	}
 	if err := fs.copyClusters(dst, src); err != nil {
 		return err
@@ -430,12 +430,12 @@ func (c *checker) cloneShared(o int32, prefix chain, shared uint32, with string,
 	if err := fs.flushFAT(); err != nil {
 		return err
 	}
-	note("%s: given its own copy of the %s it shared with %s", v.where(), plural(src.n, "cluster"), with)
-	if prefix.n == 0 {
-		e.start = dst.first()
+	note("%s: given its own copy of the %s it shared with %s", v.where(), plural(src.N, "cluster"), with)
+	if prefix.N == 0 {
+		e.start = dst.First()
 		return v.dir.update(e)
 	}
-	t.set(prefix.last(), dst.first())
+	t.set(prefix.Last(), dst.First())
 	return fs.flushFAT()
 }
 
@@ -445,10 +445,10 @@ func (fs *FS) copyClusters(dst, src chain) error {
 	cs := uint32(fs.g.clusterSize)
 	batch := max(1, (1<<20)/cs)
 	buf := make([]byte, batch*cs)
-	for i := uint32(0); i < src.n; {
-		sc, sk := src.at(i)
-		dc, dk := dst.at(i)
-		k := min(sk, dk, batch, src.n-i)
+	for i := uint32(0); i < src.N; {
+		sc, sk := src.At(i)
+		dc, dk := dst.At(i)
+		k := min(sk, dk, batch, src.N-i)
 		b := buf[:k*cs]
 		if err := fs.readAt(b, fs.g.clusterOffset(sc)); err != nil {
 			return err

@@ -248,8 +248,15 @@ func (f *File[N, D]) Sync() error {
 	if err := f.b.Commit(f.n); err != nil {
 		return PathErr("sync", f.name, err)
 	}
+	return PathErr("sync", f.name, SyncDevice(w))
+}
+
+// SyncDevice syncs w when it can be synced (an *os.File, say), so that
+// what was written before is on stable storage before what comes next: a
+// device without a Sync method has nothing to flush.
+func SyncDevice(w io.WriterAt) error {
 	if s, ok := w.(interface{ Sync() error }); ok {
-		return PathErr("sync", f.name, s.Sync())
+		return s.Sync()
 	}
 	return nil
 }

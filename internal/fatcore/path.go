@@ -115,3 +115,22 @@ func RemoveAll[D, E comparable](name string, writable func() error, resolve func
 	}
 	return PathErr("removeall", name, removeTree(parent, e))
 }
+
+// JoinDir is a directory's path for messages, from its parent's path
+// ("/" for the root) and its name.
+func JoinDir(parent, name string) string {
+	if parent == "/" {
+		return "/" + name
+	}
+	return parent + "/" + name
+}
+
+// BadSummary is how a corrupt directory's error names what is wrong: the
+// first damaged entry, and how many more there are, so the message stays
+// one line however much garbage the directory holds.
+func BadSummary(bad []string) string {
+	if len(bad) > 1 {
+		return fmt.Sprintf("%s (and %d more)", bad[0], len(bad)-1)
+	}
+	return bad[0]
+}

@@ -40,6 +40,7 @@ type FS[F File, I iofs.FileInfo] interface {
 	Remove(name string) error
 	RemoveAll(name string) error
 	Rename(oldName, newName string) error
+	Close() error
 }
 
 // MFile is a file of the model.
@@ -72,6 +73,21 @@ type Property[S FS[F, I], F File, I iofs.FileInfo] struct {
 	// Verify checks fsys against m: VerifyTree, and the package's own
 	// checks (Check, free space).
 	Verify func(t *testing.T, fsys S, m *Model, when string)
+}
+
+// RunReopened runs the steps, closes the filesystem and verifies that
+// reopen (a fresh Open of the same device) sees the same tree, since what
+// reached the disk is all a later reader gets. It returns the model for
+// the package's own final checks (fsck, a second reader).
+func (c *Property[S, F, I]) RunReopened(t *testing.T, reopen func() S) *Model {
+	t.Helper()
+	m, noSpace := c.Run(t)
+	if err := c.FS.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.Verify(t, reopen(), m, "after reopening")
+	t.Logf("%d files, %d directories at the end; %d operations hit a full volume", len(m.Files), len(m.Dirs), noSpace)
+	return m
 }
 
 // Run runs the steps, closes the handles and returns the model (with the
