@@ -31,16 +31,7 @@ import (
 //	go test -run XXX -bench GetTree ./cmd/cryptvol
 func BenchmarkGetTree(b *testing.B) {
 	dir := b.TempDir()
-	src := filepath.Join(dir, "src", "files")
-	os.MkdirAll(src, 0o755)
-	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < 1000; i++ {
-		data := make([]byte, 3000+rng.Intn(7001))
-		rng.Read(data)
-		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("f%04d.jpg", i)), data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	src := smallFiles(b, dir)
 	for _, kind := range []string{"ext4", "ntfs"} {
 		b.Run(kind, func(b *testing.B) {
 			img := filepath.Join(dir, kind+".img")
@@ -123,6 +114,22 @@ func BenchmarkGetTree(b *testing.B) {
 			b.ReportMetric(float64(inVol)/float64(same), "x-same-writer")
 		})
 	}
+}
+
+// smallFiles writes the benchmarks' 1,000 files of 3-10 KB (the same
+// every run) into dir/src/files and returns that directory.
+func smallFiles(b *testing.B, dir string) string {
+	src := filepath.Join(dir, "src", "files")
+	os.MkdirAll(src, 0o755)
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 1000; i++ {
+		data := make([]byte, 3000+rng.Intn(7001))
+		rng.Read(data)
+		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("f%04d.jpg", i)), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return src
 }
 
 // copyPlain copies the files of src into a new directory dst, with their

@@ -28,31 +28,14 @@ import (
 //	go test -run XXX -bench PutTree ./cmd/cryptvol
 func BenchmarkPutTree(b *testing.B) {
 	dir := b.TempDir()
-	src := filepath.Join(dir, "src", "files")
-	os.MkdirAll(src, 0o755)
-	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < 1000; i++ {
-		data := make([]byte, 3000+rng.Intn(7001))
-		rng.Read(data)
-		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("f%04d.jpg", i)), data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	src := smallFiles(b, dir)
 	pw := filepath.Join(dir, "pw")
 	os.WriteFile(pw, []byte("bench\n"), 0o600)
 	creds := volume.Credentials{Password: []byte("bench"), PIM: 1}
 	for _, kind := range []string{"ext4", "exfat", "fat"} {
 		b.Run(kind, func(b *testing.B) {
 			vol := filepath.Join(dir, kind+".hc")
-			if err := createFile(nil, vol, 96<<20, func(dev *volume.FileDevice) error {
-				cr, err := tcrypt.Create(context.Background(), dev, creds, tcrypt.CreateOptions{Quick: true})
-				if err != nil {
-					return err
-				}
-				return formatNew(context.Background(), &app{stderr: os.Stderr}, dev, cr.Unlocked, &formatSpec{fs: kind, fatType: "fat"})
-			}); err != nil {
-				b.Fatal(err)
-			}
+			benchVolume(b, vol, 96<<20, creds, &formatSpec{fs: kind, fatType: "fat"})
 			var inVol, plain, synced, open time.Duration
 			for i := 0; i < b.N; i++ {
 				start := time.Now()
@@ -138,24 +121,11 @@ func BenchmarkPutLargeFile(b *testing.B) {
 	os.WriteFile(pw, []byte("bench\n"), 0o600)
 	creds := volume.Credentials{Password: []byte("bench"), PIM: 1}
 	vol := filepath.Join(dir, "v.hc")
-	if err := createFile(nil, vol, 2*size+size/4+(64<<20), func(dev *volume.FileDevice) error {
-		cr, err := tcrypt.Create(context.Background(), dev, creds, tcrypt.CreateOptions{Quick: true})
-		if err != nil {
-			return err
-		}
-		return formatNew(context.Background(), &app{stderr: os.Stderr}, dev, cr.Unlocked, &formatSpec{fs: "ext4"})
-	}); err != nil {
-		b.Fatal(err)
-	}
+	benchVolume(b, vol, 2*size+size/4+(64<<20), creds, &formatSpec{fs: "ext4"})
 	// The raw pass writes into a second volume made the same way: in
 	// the first it would overwrite the filesystem (its journal, say).
 	rawVol := filepath.Join(dir, "raw.hc")
-	if err := createFile(nil, rawVol, size+size/4+(64<<20), func(dev *volume.FileDevice) error {
-		_, err := tcrypt.Create(context.Background(), dev, creds, tcrypt.CreateOptions{Quick: true})
-		return err
-	}); err != nil {
-		b.Fatal(err)
-	}
+	benchVolume(b, rawVol, size+size/4+(64<<20), creds, nil)
 	// Both containers are allocated on this disk first: a write into a
 	// hole of a sparse file costs the host filesystem an allocation that
 	// an overwrite does not, and the raw pass would overwrite its first
@@ -219,4 +189,18 @@ func allocateFile(p string) error {
 		return err
 	}
 	return f.Sync()
+}
+
+// benchVolume creates a VeraCrypt volume (AES, quick) of size bytes at
+// path with the filesystem of spec (nil: none).
+func benchVolume(b *testing.B, path string, size int64, creds volume.Credentials, spec *formatSpec) {
+	if err := createFile(nil, path, size, func(dev *volume.FileDevice) error {
+		cr, err := tcrypt.Create(context.Background(), dev, creds, tcrypt.CreateOptions{Quick: true})
+		if err != nil || spec == nil {
+			return err
+		}
+		return formatNew(context.Background(), &app{stderr: os.Stderr}, dev, cr.Unlocked, spec)
+	}); err != nil {
+		b.Fatal(err)
+	}
 }
