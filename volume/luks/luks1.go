@@ -64,8 +64,16 @@ func cString(b []byte) string {
 	return string(b)
 }
 
+// putCString writes s NUL-terminated into dst; a string that fills the
+// whole field (read so from a header whose field had no NUL) is written
+// back as it was, so that rewriting a header keeps every byte of its
+// fields (FuzzLUKS1Header found a 40-byte UUID losing its last byte).
 func putCString(dst []byte, s string) {
 	clear(dst)
+	if len(s) == len(dst) {
+		copy(dst, s)
+		return
+	}
 	copy(dst[:len(dst)-1], s)
 }
 
