@@ -177,21 +177,5 @@ func TestHotPathAllocs(t *testing.T) {
 	m := newMemDev(t, 8<<20)
 	mustFormat(t, m, 8<<20, FormatOptions{})
 	fs := mustOpen(t, m, 8<<20)
-	mustWrite(t, fs, "/f", pattern(1, 1<<20))
-	f, err := fs.OpenFile("/f", os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 64<<10)
-	if n := testing.AllocsPerRun(100, func() { f.ReadAt(buf, 12345) }); n != 0 {
-		t.Errorf("ReadAt allocates %v times", n)
-	}
-	if n := testing.AllocsPerRun(100, func() { f.WriteAt(buf, 54321) }); n != 0 {
-		t.Errorf("WriteAt inside the file allocates %v times", n)
-	}
-	got := make([]byte, len(buf))
-	f.ReadAt(got, 54321)
-	if !bytes.Equal(got, buf) {
-		t.Error("content")
-	}
+	fattest.HotPathAllocs[*File](t, fs)
 }
