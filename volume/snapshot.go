@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 
 	"github.com/cryptvol/cryptvol/sector"
 )
@@ -51,7 +52,9 @@ type FileID struct {
 // Identity binds a snapshot to one file: its FileID, its size and a
 // SHA-256 of its header areas (what lies before and after the data area,
 // up to 128 KiB on each side: a TrueCrypt/VeraCrypt header group with the
-// hidden header, a LUKS header). Writing files into the volume leaves it
+// hidden header, a LUKS header; for a data area in segments, the start of
+// every stretch of the device no data segment maps: BitLocker's boot
+// sector and metadata blocks). Writing files into the volume leaves it
 // as it is; a copy of the file (another inode), another file put in its
 // place, or a new password (a rewritten header) changes it.
 type Identity struct {
@@ -64,8 +67,9 @@ type Identity struct {
 // reaches.
 const headerSpan = 128 << 10
 
-// identityOf computes the identity of the file behind dev for a data area.
-func identityOf(dev Device, dataOffset, dataSize int64) (Identity, error) {
+// identityOf computes the identity of the file behind dev for a data area
+// at dataOffset, or, when segs is set, in those segments.
+func identityOf(dev Device, dataOffset, dataSize int64, segs []Segment) (Identity, error) {
 	fd, ok := dev.(*FileDevice)
 	if !ok {
 		return Identity{}, fmt.Errorf("%w: the volume is not on a file", ErrNoSnapshot)
@@ -79,9 +83,17 @@ func identityOf(dev Device, dataOffset, dataSize int64) (Identity, error) {
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(size))
 	h.Write(n[:])
-	head := min(dataOffset, headerSpan, size)
-	tail := max(dataOffset+dataSize, size-headerSpan, head)
-	for _, r := range [][2]int64{{0, head}, {tail, size}} {
+	var ranges [][2]int64
+	if len(segs) == 0 {
+		head := min(dataOffset, headerSpan, size)
+		tail := max(dataOffset+dataSize, size-headerSpan, head)
+		ranges = [][2]int64{{0, head}, {tail, size}}
+	} else {
+		for _, g := range unmapped(segs, size) {
+			ranges = append(ranges, [2]int64{g[0], min(g[1], g[0]+headerSpan)})
+		}
+	}
+	for _, r := range ranges {
 		if r[1] <= r[0] {
 			continue
 		}
@@ -92,6 +104,31 @@ func identityOf(dev Device, dataOffset, dataSize int64) (Identity, error) {
 	out := Identity{File: id, Size: size}
 	h.Sum(out.HeaderHash[:0])
 	return out, nil
+}
+
+// unmapped returns the stretches of a size-byte device that no data
+// (non-zero) segment of segs reads or writes, in order: where a format
+// that keeps its metadata inside the data area has its headers.
+func unmapped(segs []Segment, size int64) [][2]int64 {
+	var used [][2]int64
+	for _, s := range segs {
+		if !s.Zero {
+			used = append(used, [2]int64{s.DevOffset, s.DevOffset + s.Size})
+		}
+	}
+	sort.Slice(used, func(i, j int) bool { return used[i][0] < used[j][0] })
+	var out [][2]int64
+	at := int64(0)
+	for _, u := range used {
+		if u[0] > at {
+			out = append(out, [2]int64{at, min(u[0], size)})
+		}
+		at = max(at, u[1])
+	}
+	if at < size {
+		out = append(out, [2]int64{at, size})
+	}
+	return out
 }
 
 // FileIDOf returns the FileID of the file at path, without reading it: the
@@ -118,9 +155,12 @@ type Snapshot struct {
 	FirstSector                    uint64
 	ReadOnly                       bool
 	ProtectedOffset, ProtectedSize int64
-	Info                           Info
-	MasterKey                      []byte
-	Identity                       Identity
+	// Segments is the data area's layout when the driver gave one
+	// (Unlocked.Segments), nil otherwise.
+	Segments  []Segment
+	Info      Info
+	MasterKey []byte
+	Identity  Identity
 }
 
 // Wipe zeroes the keys.
@@ -141,7 +181,7 @@ func (v *Volume) Snapshot() (*Snapshot, error) {
 	if _, ok := v.driver.(Reopener); !ok || v.u.State == nil {
 		return nil, ErrNoSnapshot
 	}
-	id, err := identityOf(v.dev, v.u.DataOffset, v.u.DataSize)
+	id, err := identityOf(v.dev, v.u.DataOffset, v.u.DataSize, v.u.Segments)
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +196,7 @@ func (v *Volume) Snapshot() (*Snapshot, error) {
 		ReadOnly:        v.u.ReadOnly,
 		ProtectedOffset: v.u.ProtectedOffset,
 		ProtectedSize:   v.u.ProtectedSize,
+		Segments:        append([]Segment(nil), v.u.Segments...),
 		Info:            v.u.Info,
 		MasterKey:       bytes.Clone(v.u.MasterKey),
 		Identity:        id,
@@ -222,7 +263,7 @@ func (v *Volume) File() *os.File {
 }
 
 func reopenOn(ctx context.Context, r Reopener, d Driver, dev *FileDevice, s *Snapshot, o Options) (*Volume, error) {
-	id, err := identityOf(dev, s.DataOffset, s.DataSize)
+	id, err := identityOf(dev, s.DataOffset, s.DataSize, s.Segments)
 	if err == nil && !sameIdentity(id, s.Identity) {
 		err = ErrNotSameVolume
 	}
@@ -246,6 +287,7 @@ func reopenOn(ctx context.Context, r Reopener, d Driver, dev *FileDevice, s *Sna
 		ReadOnly:        s.ReadOnly,
 		ProtectedOffset: s.ProtectedOffset,
 		ProtectedSize:   s.ProtectedSize,
+		Segments:        append([]Segment(nil), s.Segments...),
 		MasterKey:       bytes.Clone(s.MasterKey),
 	}
 	v, err := newVolume(dev, u, o)
@@ -263,8 +305,13 @@ func sameIdentity(a, b Identity) bool {
 	return a.File == b.File && a.Size == b.Size && subtle.ConstantTimeCompare(a.HeaderHash[:], b.HeaderHash[:]) == 1
 }
 
-// snapshotMagic starts an encoded snapshot (format version 1).
-var snapshotMagic = []byte("cryptvol-snapshot-1\n")
+// snapshotMagic starts an encoded snapshot (format version 2: version 1
+// and the data area's segments after it). Version 1, which a running
+// agent of an older build may hold, is still read.
+var (
+	snapshotMagic   = []byte("cryptvol-snapshot-2\n")
+	snapshotMagicV1 = []byte("cryptvol-snapshot-1\n")
+)
 
 // MarshalBinary encodes the snapshot: a magic line, then length-prefixed
 // fields; the non-secret header facts as JSON. The result is as secret as
@@ -301,6 +348,19 @@ func (s *Snapshot) MarshalBinary() ([]byte, error) {
 	putInt(s.Identity.File.Ino)
 	putInt(uint64(s.Identity.Size))
 	putBytes(s.Identity.HeaderHash[:])
+	putInt(uint64(len(s.Segments)))
+	for _, g := range s.Segments {
+		putInt(uint64(g.Offset))
+		putInt(uint64(g.Size))
+		zero := uint64(0)
+		if g.Zero {
+			zero = 1
+		}
+		putInt(zero)
+		putInt(uint64(g.DevOffset))
+		putInt(g.FirstSector)
+		putBytes([]byte(g.Name))
+	}
 	return b, nil
 }
 
@@ -308,7 +368,8 @@ func (s *Snapshot) MarshalBinary() ([]byte, error) {
 // of b, which the caller may wipe afterwards.
 func (s *Snapshot) UnmarshalBinary(b []byte) error {
 	bad := errors.New("volume: not an encoded snapshot")
-	if !bytes.HasPrefix(b, snapshotMagic) {
+	v2 := bytes.HasPrefix(b, snapshotMagic)
+	if !v2 && !bytes.HasPrefix(b, snapshotMagicV1) {
 		return bad
 	}
 	b = b[len(snapshotMagic):]
@@ -349,6 +410,19 @@ func (s *Snapshot) UnmarshalBinary(b []byte) error {
 	t.Identity.File.Ino = getInt()
 	t.Identity.Size = int64(getInt())
 	hh := getBytes()
+	if v2 {
+		n := getInt()
+		for i := uint64(0); i < n && !failed; i++ {
+			var g Segment
+			g.Offset = int64(getInt())
+			g.Size = int64(getInt())
+			g.Zero = getInt() == 1
+			g.DevOffset = int64(getInt())
+			g.FirstSector = getInt()
+			g.Name = string(getBytes())
+			t.Segments = append(t.Segments, g)
+		}
+	}
 	if failed || len(b) != 0 || len(hh) != sha256.Size {
 		t.Wipe()
 		return bad

@@ -471,7 +471,7 @@ func serveMount(ctx context.Context, a *app, mf *mountFlags, volPath, dir string
 	}
 	mo := mount.Options{ReadOnly: v.ReadOnly(), FsName: volPath, Container: volPath, AllowOther: mf.allowOther, Debug: mf.debug, Logger: logger}
 
-	m, drv, helper, err := startMount(ctx, v, mf, &e, table, mo)
+	m, helper, err := startMount(ctx, v, mf, &e, table, mo)
 	if err != nil {
 		return err
 	}
@@ -508,17 +508,9 @@ func serveMount(ctx context.Context, a *app, mf *mountFlags, volPath, dir string
 		select {
 		case <-m.Done():
 			serveErr = m.Wait()
-		case <-drv.Done():
-			// The driver's filesystem was unmounted ('cryptvol unmount', or
-			// fusermount3 -u) and the driver has written everything to the
-			// raw file and exited: now the raw mount goes.
-			serveErr = drv.Wait()
-			if err := m.Shutdown(); serveErr == nil {
-				serveErr = err
-			}
 		case <-ctx.Done():
 			logger.Printf("signal received: unmounting %s", dir)
-			serveErr = shutdownMount(m, drv, &e, logger)
+			serveErr = shutdownMount(m, &e, logger)
 		}
 	}
 	if cerr := v.Close(); serveErr == nil {
@@ -557,10 +549,11 @@ func describeMode(e mount.Entry) string {
 // NTFS); a nil *mount.Driver's Done channel never fires. A stacked driver
 // normally runs under a helper process that serves the raw file (the
 // *rawHelper; then the Mount and the Driver are nil).
-func startMount(ctx context.Context, v *volume.Volume, mf *mountFlags, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, *mount.Driver, *rawHelper, error) {
+func startMount(ctx context.Context, v *volume.Volume, mf *mountFlags, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, *rawHelper, error) {
 	if !mf.raw {
 		if r, err := fsprobe.Probe(v); err == nil && mount.DriverName(r.Type) != "" {
-			return startDriverMount(ctx, v, r.Type, e, table, mo)
+			h, err := startDriverMount(ctx, v, r.Type, e, mo)
+			return nil, h, err
 		}
 		m, err := mount.MountFiles(e.MountPoint, v, mo)
 		switch {
@@ -569,23 +562,23 @@ func startMount(ctx context.Context, v *volume.Volume, mf *mountFlags, e *mount.
 			if r, perr := fsprobe.Probe(v); perr == nil {
 				kind = "a " + r.Type + " filesystem"
 			}
-			return nil, nil, nil, withCode(exitDamaged, fmt.Errorf("the volume holds %s, which is not served as files: mount it with --raw (and --loop, as root, for filesystems the kernel knows)", kind))
+			return nil, nil, withCode(exitDamaged, fmt.Errorf("the volume holds %s, which is not served as files: mount it with --raw (and --loop, as root, for filesystems the kernel knows)", kind))
 		case err != nil:
-			return nil, nil, nil, mountError(err)
+			return nil, nil, mountError(err)
 		}
-		return m, nil, nil, nil
+		return m, nil, nil
 	}
 	if !mf.loop {
 		e.Mode = mount.ModeRaw
 		e.RawFile = filepath.Join(e.MountPoint, mount.RawFileName)
 		m, err := mount.MountRaw(e.MountPoint, v, mo)
 		if err != nil {
-			return nil, nil, nil, mountError(err)
+			return nil, nil, mountError(err)
 		}
-		return m, nil, nil, nil
+		return m, nil, nil
 	}
 	m, err := startLoopMount(v, mf, e, table, mo)
-	return m, nil, nil, err
+	return m, nil, err
 }
 
 // startDriverMount stacks the filesystem's own user-space driver
@@ -594,46 +587,23 @@ func startMount(ctx context.Context, v *volume.Volume, mf *mountFlags, e *mount.
 // the raw file and runs the driver (see rawserve.go), so that killing this
 // daemon never kills the server under a driver that still holds writes:
 // the helper sees it go and unmounts the driver, which writes them first.
-// Volumes that cannot be handed over (no key snapshot: BitLocker,
-// FileVault) are served from this process.
-func startDriverMount(ctx context.Context, v *volume.Volume, fstype string, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, *mount.Driver, *rawHelper, error) {
+// No process here is both the server of the raw file and a client of the
+// driver's mount on it (issue 25: that deadlocks when killed).
+func startDriverMount(ctx context.Context, v *volume.Volume, fstype string, e *mount.Entry, mo mount.Options) (*rawHelper, error) {
 	allowRoot, err := mount.DriverNeedsAllowRoot(fstype)
 	if err != nil {
-		return nil, nil, nil, withCode(exitDamaged, err)
+		return nil, withCode(exitDamaged, err)
 	}
-	mo.AllowRoot = allowRoot
 	e.Mode, e.FSType = mount.ModeDriver, mount.DriverName(fstype)
 	h, err := startRawHelper(ctx, mo.Logger.Writer(), v, rawServeSecret{
 		FSType: fstype, Container: mo.Container, AllowRoot: allowRoot,
 		MountPoint: e.MountPoint, ReadOnly: mo.ReadOnly, AllowOther: mo.AllowOther,
 	})
-	if err == nil {
-		e.AuxDir, e.RawFile = filepath.Dir(h.info.Raw), h.info.Raw
-		return nil, nil, h, nil
-	}
-	if !errors.Is(err, volume.ErrNoSnapshot) {
-		return nil, nil, nil, err
-	}
-	aux := table.AuxDir(e.PID)
-	if err := os.MkdirAll(aux, 0o700); err != nil {
-		return nil, nil, nil, withCode(exitIO, err)
-	}
-	e.AuxDir = aux
-	e.RawFile = filepath.Join(aux, mount.RawFileName)
-	m, err := mount.MountRaw(aux, v, mo)
 	if err != nil {
-		os.Remove(aux)
-		return nil, nil, nil, mountError(err)
+		return nil, err
 	}
-	drv, err := mount.StartDriver(fstype, e.RawFile, e.MountPoint, mount.DriverOptions{
-		ReadOnly: mo.ReadOnly, AllowOther: mo.AllowOther, Log: mo.Logger.Writer(),
-	})
-	if err != nil {
-		m.Shutdown()
-		os.Remove(aux)
-		return nil, nil, nil, withCode(exitDamaged, err)
-	}
-	return m, drv, nil, nil
+	e.AuxDir, e.RawFile = filepath.Dir(h.info.Raw), h.info.Raw
+	return h, nil
 }
 
 // startLoopMount serves the raw file in a private directory, attaches it
@@ -698,20 +668,8 @@ func kernelType(v *volume.Volume) string {
 func mountError(err error) error { return withCode(exitIO, err) }
 
 // shutdownMount ends the mount on a signal: the kernel filesystem of a loop
-// mount first (detached if busy, after a sync), or the stacked driver
-// (which writes everything it holds before it exits), then the FUSE mount.
-func shutdownMount(m *mount.Mount, drv *mount.Driver, e *mount.Entry, logger *log.Logger) error {
-	if drv != nil {
-		err := drv.Unmount(false, time.Minute)
-		if errors.Is(err, mount.ErrBusy) {
-			logger.Printf("%v: detaching it; %s finishes when the last file in it is closed", err, drv.Name())
-			err = drv.Unmount(true, time.Minute)
-		}
-		if serr := m.Shutdown(); err == nil {
-			err = serr
-		}
-		return err
-	}
+// mount first (detached if busy, after a sync), then the FUSE mount.
+func shutdownMount(m *mount.Mount, e *mount.Entry, logger *log.Logger) error {
 	if e.Mode == mount.ModeLoop {
 		mount.SyncAll()
 		if err := mount.Unmount(e.MountPoint, false); err != nil && !errors.Is(err, mount.ErrNotMounted) {

@@ -166,12 +166,7 @@ func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volAr
 		return fail(err)
 	}
 	t := &driverTree{typ: fstype, ro: ro, space: ro.Statfs()}
-	var (
-		tmp    string
-		m      *mount.Mount
-		drv    *mount.Driver
-		helper *rawHelper
-	)
+	var helper *rawHelper
 	t.mount = func() (*os.Root, error) {
 		t.ro.Close()
 		t.ro = nil
@@ -179,40 +174,14 @@ func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volAr
 		// What a killed command left would block this one (issue 25).
 		mount.CleanPrivateMounts(os.TempDir())
 		// The raw file is served by a helper process, so that this one
-		// is only a client of the driver (see rawserve.go). A volume that
-		// cannot be handed over (BitLocker, FileVault: no snapshot of
-		// their keys) is still served from here.
+		// is only a client of the driver (see rawserve.go): no process
+		// is both the server of a file and a client of a mount on it.
 		container, _ := filepath.Abs(volArg)
 		helper, err = startRawHelper(ctx, a.stderr, v, rawServeSecret{FSType: fstype, Container: container, AllowRoot: allowRoot})
-		if err == nil {
-			root, err := os.OpenRoot(helper.filesDir())
-			if err != nil {
-				return nil, withCode(exitIO, err)
-			}
-			return root, nil
-		}
-		if !errors.Is(err, volume.ErrNoSnapshot) {
+		if err != nil {
 			return nil, err
 		}
-		if tmp, err = os.MkdirTemp("", mount.PrivateDirPattern()); err != nil {
-			return nil, withCode(exitIO, err)
-		}
-		rawDir, filesDir := filepath.Join(tmp, "raw"), filepath.Join(tmp, "files")
-		for _, d := range []string{rawDir, filesDir} {
-			if err := os.Mkdir(d, 0o700); err != nil {
-				return nil, withCode(exitIO, err)
-			}
-		}
-		if m, err = mount.MountRaw(rawDir, v, mount.Options{FsName: container, Container: container, AllowRoot: allowRoot}); err != nil {
-			return nil, withCode(exitIO, err)
-		}
-		if drv, err = mount.StartDriver(fstype, filepath.Join(rawDir, mount.RawFileName), filesDir, mount.DriverOptions{}); err != nil {
-			return nil, withCode(exitDamaged, err)
-		}
-		// Nobody else reaches the files while they change: the driver's
-		// mount is the user's alone (no allow_other), in a private
-		// directory.
-		root, err := os.OpenRoot(filesDir)
+		root, err := os.OpenRoot(helper.filesDir())
 		if err != nil {
 			return nil, withCode(exitIO, err)
 		}
@@ -231,25 +200,8 @@ func openDriverTree(ctx context.Context, a *app, v *volume.Volume, fstype, volAr
 		if helper != nil {
 			err = helper.finish()
 		}
-		if drv != nil {
-			err = drv.Unmount(false, 5*time.Minute)
-			if errors.Is(err, mount.ErrBusy) {
-				err = drv.Unmount(true, 5*time.Minute)
-			}
-			if err != nil {
-				err = fmt.Errorf("finishing the writes through %s: %w", drv.Name(), err)
-			}
-		}
-		if m != nil {
-			if serr := m.Shutdown(); err == nil {
-				err = serr
-			}
-		}
 		if cerr := v.Close(); err == nil {
 			err = cerr
-		}
-		if tmp != "" && err == nil {
-			os.RemoveAll(tmp) // two empty directories
 		}
 		return err
 	}

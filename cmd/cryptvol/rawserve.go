@@ -95,11 +95,11 @@ type rawHelper struct {
 func startRawHelper(ctx context.Context, msgs io.Writer, v *volume.Volume, s rawServeSecret) (*rawHelper, error) {
 	f := v.File()
 	if f == nil {
-		return nil, volume.ErrNoSnapshot
+		return nil, withCode(exitDamaged, fmt.Errorf("%s goes through a helper process, which needs the volume on a file: %w", mount.DriverName(s.FSType), volume.ErrNoSnapshot))
 	}
 	snap, err := v.Snapshot()
 	if err != nil {
-		return nil, err
+		return nil, withCode(exitDamaged, fmt.Errorf("%s goes through a helper process that reopens the volume: %w", mount.DriverName(s.FSType), err))
 	}
 	b, err := snap.MarshalBinary()
 	snap.Wipe()

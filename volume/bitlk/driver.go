@@ -18,9 +18,12 @@
 package bitlk
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 
+	"github.com/cryptvol/cryptvol/sector"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
@@ -123,5 +126,32 @@ func (driver) Unlock(ctx context.Context, r *volume.Request) (*volume.Unlocked, 
 		Segments:  segs,
 		Info:      m.info(o.index, size),
 		MasterKey: vk,
+		State:     modeState(m.Method, fvek, m.SectorSize),
 	}, nil
+}
+
+// modeState describes the data area's mode for a later reopen without the
+// credentials (volume.Reopener): the method's number and the FVEK key
+// data newMode keys it with.
+func modeState(method Method, fvek []byte, sectorSize int) *volume.ModeState {
+	return &volume.ModeState{
+		Spec:       fmt.Sprintf("%#04x", uint16(method)),
+		SectorSize: sectorSize,
+		Key:        bytes.Clone(fvek[:min(len(fvek), 64)]),
+	}
+}
+
+// ReopenMode rebuilds the data area's mode from the State of an unlocked
+// volume (volume.Reopener).
+func (driver) ReopenMode(st volume.ModeState) (sector.Mode, error) {
+	n, err := strconv.ParseUint(st.Spec, 0, 16)
+	if err != nil {
+		return nil, unsupported("encryption method %q", st.Spec)
+	}
+	if st.SectorSize != 512 && st.SectorSize != 4096 {
+		return nil, unsupported("%d-byte sectors", st.SectorSize)
+	}
+	mode, vk, err := newMode(Method(n), st.Key, st.SectorSize)
+	clear(vk)
+	return mode, err
 }

@@ -8,6 +8,7 @@
 package fvault2
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -54,15 +55,7 @@ func (driver) Unlock(ctx context.Context, r *volume.Request) (*volume.Unlocked, 
 	if err != nil {
 		return nil, err
 	}
-	k1, err := aes.New(vk[:16])
-	if err != nil {
-		return nil, err
-	}
-	k2, err := aes.New(vk[16:])
-	if err != nil {
-		return nil, err
-	}
-	mode, err := sector.NewXTS(k1, k2, 512)
+	mode, err := xtsMode(vk)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +69,34 @@ func (driver) Unlock(ctx context.Context, r *volume.Request) (*volume.Unlocked, 
 		Info:       m.info(),
 		MasterKey:  vk,
 		ReadOnly:   true,
+		State:      &volume.ModeState{Spec: "aes-xts-plain64", SectorSize: 512, Key: bytes.Clone(vk)},
 	}, nil
+}
+
+// xtsMode is the logical volume's AES-XTS-128 with key and tweak key in
+// vk's two halves, on 512-byte sectors.
+func xtsMode(vk []byte) (sector.Mode, error) {
+	if len(vk) != 32 {
+		return nil, fmt.Errorf("%w: a FileVault 2 volume key has 32 bytes, not %d", volume.ErrDamaged, len(vk))
+	}
+	k1, err := aes.New(vk[:16])
+	if err != nil {
+		return nil, err
+	}
+	k2, err := aes.New(vk[16:])
+	if err != nil {
+		return nil, err
+	}
+	return sector.NewXTS(k1, k2, 512)
+}
+
+// ReopenMode rebuilds the data area's mode from the State of an unlocked
+// volume (volume.Reopener).
+func (driver) ReopenMode(st volume.ModeState) (sector.Mode, error) {
+	if st.Spec != "aes-xts-plain64" || st.SectorSize != 512 {
+		return nil, fmt.Errorf("%w: FileVault 2 mode %q with %d-byte sectors", volume.ErrUnsupported, st.Spec, st.SectorSize)
+	}
+	return xtsMode(st.Key)
 }
 
 // VolumeKey derives the AES-XTS volume key from a passphrase: PBKDF2-
