@@ -192,7 +192,14 @@ func luks1ToLUKS2(dev volume.Device, h *luks1Header, rnd io.Reader, convertBack 
 		return err
 	}
 	// What the moves left in the keyslots area is stale key material
-	// (the part under the headers is gone already).
+	// (the part under the headers is gone already). After an
+	// interrupted run, copies it made may be anywhere: all of the area
+	// but the keyslots in use is wiped.
+	if resumed {
+		for off := int64(2 * hdrSize); off < ksEnd; off += n {
+			left = append(left, min(off, ksEnd-n))
+		}
+	}
 	var inUse []int64
 	for _, t := range target {
 		inUse = append(inUse, t)

@@ -1,6 +1,7 @@
 package luks
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -53,11 +54,18 @@ func TestConvertResumesStopped(t *testing.T) {
 					if err := Convert(context.Background(), &crashDevice{Device: openDev(t, p), allowed: k}, tc.to, ConvertOptions{}); !errors.Is(err, errCrash) {
 						t.Fatalf("%s: got %v, want the simulated crash", name, err)
 					}
-					if err := convertFile(t, p, "luks2"); err != nil && !errors.Is(err, ErrAlreadyType) {
+					err := convertFile(t, p, "luks2")
+					if err != nil && !errors.Is(err, ErrAlreadyType) {
 						t.Fatalf("%s: converting what the stop left to LUKS2: %v", name, err)
 					}
+					converted := err == nil
 					if got := slotPlaces(t, p); !reflect.DeepEqual(got, wantAreas) {
 						t.Fatalf("%s: LUKS2 keyslot areas %v, the uninterrupted conversion's %v", name, got, wantAreas)
+					}
+					if converted {
+						// (A stop after the LUKS2 header landed leaves
+						// the copies the wipe had still to overwrite.)
+						noStaleCopies(t, name, p, wantAreas)
 					}
 					if err := convertFile(t, p, "luks1"); err != nil {
 						t.Fatalf("%s: converting back to LUKS1: %v", name, err)
@@ -110,4 +118,25 @@ func slotPlaces(t *testing.T, p string) map[string]int64 {
 		out[id] = int64(a.off)
 	}
 	return out
+}
+
+// noStaleCopies requires the key material of each LUKS2 keyslot of p (its
+// first 4 KiB) to be nowhere else in the header: copies a stopped
+// conversion made on the way are wiped.
+func noStaleCopies(t *testing.T, name, p string, areas map[string]int64) {
+	t.Helper()
+	img := readHead(t, p, 4<<20)
+	for id, off := range areas {
+		m := img[off : off+4096]
+		for at := 0; ; {
+			i := bytes.Index(img[at:], m)
+			if i < 0 {
+				break
+			}
+			if int64(at+i) != off {
+				t.Fatalf("%s: keyslot %s's material (at %d) is also at %d", name, id, off, at+i)
+			}
+			at += i + 1
+		}
+	}
 }
