@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/volume"
+	"github.com/cryptvol/cryptvol/volume/luks"
+	"github.com/cryptvol/cryptvol/volume/tcrypt"
+)
+
+func init() {
+	register(&command{
+		name:    "resize",
+		summary: "grow or shrink a VeraCrypt/TrueCrypt file container and its filesystem",
+		usage: `Usage: cryptvol resize VOLUME --size [+|-]N [password options]
+                      [--protect-hidden --hidden-password-file FILE]
+
+Makes the container N bytes (K, M, G, T suffixes as create's --size), or
+N more (+) or less (-) than it is. The data keys stay; both header copies
+are rewritten with the new size, each with a fresh salt, the backup header
+group moved to the new end.
+
+Grow: the file is extended, the new backup header group written and synced,
+then the primary header. The filesystem inside keeps its size (growing FAT,
+exFAT, ext4 and NTFS is not built in yet): the space is there for a later
+grow, and the volume opens in VeraCrypt with its new size.
+Shrink: the filesystem is shrunk first (FAT: only free clusters at its end are
+given up; others are refused), then the headers are rewritten, then the file
+is truncated. A shrink that the filesystem cannot follow changes nothing and
+exits 5.
+
+A kill at any point leaves a volume that opens, with every file, at its old or
+its new size; run the same command again (with an absolute --size) to finish.
+
+A hidden volume cannot be seen without its password. A grow keeps its header
+copies; a shrink would cut it off: give its credentials with --protect-hidden
+and a shrink is refused (exit 5), a grow checks them first.
+(LUKS volumes: not yet; system encryption and hidden volumes themselves: no.)
+
+Example:
+  cryptvol resize secret.hc --size +64M --password-file pw.txt
+  cryptvol resize secret.hc --size 1G --password-file pw.txt
+`,
+		run: runResize,
+	})
+}
+
+func runResize(ctx context.Context, a *app, args []string) error {
+	c := commands["resize"]
+	fl := newFlags(c, a)
+	cf := addCredFlags(fl)
+	cf.addProtectFlags(fl)
+	sizeArg := fl.String("size", "", "new container size, or N more (+N) or less (minus N) than now (K, M, G, T suffixes)")
+	if err := parseFlags(fl, c, a, args); err != nil {
+		return err
+	}
+	if err := wantArgs(fl, 1, 1); err != nil {
+		return err
+	}
+	if *sizeArg == "" {
+		return usageError(errors.New("--size is required (e.g. --size +64M or --size 1G)"))
+	}
+	rel, amount, err := parseResizeSize(*sizeArg)
+	if err != nil {
+		return usageError(err)
+	}
+	path := fl.Arg(0)
+	creds, o, err := cf.resolve(a, fl, false)
+	if err != nil {
+		return err
+	}
+	defer creds.Wipe()
+	if o.ProtectHidden != nil {
+		defer o.ProtectHidden.Wipe()
+	}
+	dev, err := volume.OpenDevice(path, false)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	if err := refuseForeign("resize", dev); err != nil {
+		return err
+	}
+	if luks.Present(dev) {
+		return withCode(exitDamaged, errors.New("resize: LUKS volumes are not supported yet (VeraCrypt/TrueCrypt file containers are)"))
+	}
+	v, err := volume.OpenDeviceWith(ctx, dev, dev, creds, volume.Options{Type: o.Type, Hash: o.Hash, Encryption: o.Encryption, Warn: o.Warn})
+	if err != nil {
+		return err
+	}
+	oldData := v.Size()
+	oldSize := tcrypt.ContainerSizeFor(oldData)
+	newSize := amount
+	switch rel {
+	case '+':
+		newSize = oldSize + amount
+	case '-':
+		newSize = oldSize - amount
+	}
+	newSize -= newSize % 4096
+	if newSize < tcrypt.MinResizeSize {
+		v.Close()
+		return usageError(fmt.Errorf("--size %s: the container would be %d bytes, fewer than the %d its two header groups and one block need", *sizeArg, newSize, tcrypt.MinResizeSize))
+	}
+	newData := tcrypt.DataSizeFor(newSize)
+	fsNote, err := resizeFilesystem(v, oldData, newData)
+	if cerr := v.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	rdev := &resizeDevice{FileDevice: dev, size: dev.Size()}
+	if newSize > rdev.size {
+		if err := dev.Truncate(newSize); err != nil {
+			return err
+		}
+		rdev.size = newSize
+	}
+	if err := tcrypt.Resize(ctx, rdev, creds, o, newSize); err != nil {
+		if errors.Is(err, tcrypt.ErrResizeRefused) {
+			return withCode(exitDestroy, err)
+		}
+		return err
+	}
+	if rdev.size > newSize {
+		if err := dev.Truncate(newSize); err != nil {
+			return err
+		}
+		if err := dev.Sync(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(a.stdout, "Resized %s: container %d → %d bytes, data area %d → %d bytes.\n%s\n", path, oldSize, newSize, oldData, newData, fsNote)
+	return nil
+}
+
+// resizeFilesystem shrinks the filesystem on v to fit newData bytes (a
+// grow leaves it as it is) and says what it did.
+func resizeFilesystem(v *volume.Volume, oldData, newData int64) (string, error) {
+	fsi := probeFilesystem(v)
+	if newData >= oldData {
+		if fsi == nil {
+			return "No filesystem recognised inside: nothing else to grow.", nil
+		}
+		return fmt.Sprintf("The %s filesystem keeps its size: growing it is not built in yet.", fsi.Type), nil
+	}
+	if fsi == nil {
+		return "", withCode(exitDestroy, errors.New("resize: no filesystem recognised inside: cannot prove a shrink keeps the data (nothing changed)"))
+	}
+	got, err := filesystem.Shrink(fsi.Type, v, oldData, newData)
+	switch {
+	case errors.Is(err, filesystem.ErrUnsupported):
+		return "", withCode(exitDamaged, fmt.Errorf("resize: shrinking a %s filesystem is not supported yet (nothing changed): %w", fsi.Type, err))
+	case errors.Is(err, filesystem.ErrCannotShrink):
+		return "", withCode(exitDestroy, fmt.Errorf("resize: %w (nothing changed)", err))
+	case err != nil:
+		return "", err
+	case got > newData:
+		return "", withCode(exitDestroy, fmt.Errorf("resize: the %s filesystem shrinks to %d bytes at least, more than the %d the new size leaves (nothing changed)", fsi.Type, got, newData))
+	}
+	if err := v.Sync(); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("The %s filesystem now declares %d bytes.", fsi.Type, got), nil
+}
+
+// parseResizeSize reads --size: N, +N or -N.
+func parseResizeSize(s string) (rel byte, n int64, err error) {
+	t := strings.TrimSpace(s)
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		rel, t = t[0], t[1:]
+	}
+	n, err = parseSize(t)
+	if err == nil && n == 0 && rel == 0 {
+		err = fmt.Errorf("invalid size %q: a container needs more than 0 bytes", s)
+	}
+	return rel, n, err
+}
+
+// resizeDevice is the container while it changes size: Size follows the
+// truncations, where FileDevice's is the size at open time.
+type resizeDevice struct {
+	*volume.FileDevice
+	size int64
+}
+
+func (d *resizeDevice) Size() int64 { return d.size }

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cryptvol/cryptvol/internal/oracle"
+)
+
+// TestResizeVeraCryptFAT grows and shrinks a VeraCrypt and a TrueCrypt
+// container with FAT inside by ±10 % and ±50 %, then asks for less than the
+// files need. After each step every file reads back with its sha256,
+// fsck.fat -n finds the exported data area clean, and VeraCrypt (1.26.24
+// for VeraCrypt, 1.25.9 --truecrypt for TrueCrypt) opens the container: its
+// decrypted device is the new data size, with the primary and with the backup header, and holds the bytes cryptvol
+// exports. The refused shrink exits 5 and leaves the file as it was.
+func TestResizeVeraCryptFAT(t *testing.T) {
+	needFSTools(t, "fsck.fat")
+	for _, typ := range []string{"veracrypt", "truecrypt"} {
+		t.Run(typ, func(t *testing.T) { testResize(t, typ) })
+	}
+}
+
+func testResize(t *testing.T, typ string) {
+	version, hash := oracle.VeraCrypt12624, ""
+	if typ == "truecrypt" {
+		version, hash = oracle.VeraCrypt1259, "sha512"
+	}
+	vc, vcErr := oracle.Find(version)
+	dir := t.TempDir()
+	env := cvEnviron(filepath.Join(dir, "run"), filepath.Join(dir, "tmp"))
+	const password = "correct horse battery staple"
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte(password+"\n"), 0o600)
+	creds := []string{"--password-file", pw}
+	if typ == "veracrypt" {
+		creds = append(creds, "--pim", "1")
+	}
+	vol := filepath.Join(dir, "v.vol")
+	cvOK(t, env, append([]string{"create", vol, "--size", "40M", "--filesystem", "fat", "--quick", "--non-interactive", "--type", typ}, creds...)...)
+	rng := rand.New(rand.NewSource(30))
+	sums := map[string][32]byte{}
+	for i, n := range []int{1 << 20, 3 << 20, 700 << 10, 12345} {
+		b := make([]byte, n)
+		rng.Read(b)
+		name := fmt.Sprintf("f%d.bin", i)
+		src := filepath.Join(dir, name)
+		os.WriteFile(src, b, 0o644)
+		cvOK(t, env, append([]string{"put", vol, src, "/"}, creds...)...)
+		sums[name] = sha256.Sum256(b)
+	}
+	check := func(wantSize int64) (oracleRan bool) {
+		t.Helper()
+		if fi, _ := os.Stat(vol); fi.Size() != wantSize {
+			t.Fatalf("container is %d bytes, want %d", fi.Size(), wantSize)
+		}
+		for name, sum := range sums {
+			back := filepath.Join(dir, "back")
+			os.Remove(back)
+			cvOK(t, env, append([]string{"get", vol, "/" + name, back}, creds...)...)
+			if b, _ := os.ReadFile(back); sha256.Sum256(b) != sum {
+				t.Fatalf("%s: sha256 changed", name)
+			}
+		}
+		plain := filepath.Join(dir, "plain")
+		os.Remove(plain)
+		cvOK(t, env, append([]string{"export", vol, plain}, creds...)...)
+		defer os.Remove(plain)
+		runChecker(t, "fat", plain)
+		want, _ := os.ReadFile(plain)
+		if int64(len(want)) != wantSize-2*131072 {
+			t.Fatalf("exported data area is %d bytes, want %d", len(want), wantSize-2*131072)
+		}
+		if vc == nil {
+			t.Logf("VeraCrypt %s cannot run here: %v", version, vcErr)
+			return false
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		for _, backup := range []bool{false, true} {
+			m, err := vc.Mount(ctx, vol, oracle.MountOptions{Password: password, PIM: map[string]int{"veracrypt": 1}[typ], TrueCrypt: typ == "truecrypt", Hash: hash, ReadOnly: true, BackupHeader: backup})
+			if err != nil {
+				t.Fatalf("VeraCrypt %s does not open the resized volume (backup header: %v): %v", vc.Version, backup, err)
+			}
+			got, err := os.ReadFile(m.Dev)
+			if err == nil && !backup {
+				err = checkerErr("fat", m.Dev)
+			}
+			m.Dismount()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) || sha256.Sum256(got) != sha256.Sum256(want) {
+				t.Fatalf("VeraCrypt's decrypted device (backup header: %v): %d bytes, want the %d cryptvol exports, same sha256", backup, len(got), len(want))
+			}
+		}
+		return true
+	}
+	size := int64(40 << 20)
+	for _, step := range []struct {
+		arg  string
+		want int64
+	}{
+		{"+4M", size + 4<<20},              // +10 %
+		{"-4M", size},                      // -10 %
+		{"+20M", size + 20<<20},            // +50 %
+		{"20M", 20 << 20},                  // -50 % of 40M
+		{"9M", 9 << 20},                    // near FAT16's smallest (4085 clusters of 2 KiB)
+		{fmt.Sprint(9<<20 + 777), 9 << 20}, // rounded down to 4 KiB: already there
+	} {
+		r := cvRun(env, 5*time.Minute, append([]string{"resize", vol, "--size", step.arg}, creds...)...)
+		if r.code != 0 {
+			t.Fatalf("resize --size %s: %v", step.arg, r)
+		}
+		ran := check(step.want)
+		t.Logf("--size %s: %d bytes, files intact, fsck clean; VeraCrypt %s opened it: %v", step.arg, step.want, version, ran)
+	}
+	before, _ := os.ReadFile(vol)
+	r := cvRun(env, 5*time.Minute, append([]string{"resize", vol, "--size", "4M"}, creds...)...)
+	if r.code != exitDestroy || !strings.Contains(r.out, "nothing changed") {
+		t.Fatalf("resize below the files' size: want exit 5 saying nothing changed, got %v", r)
+	}
+	if after, _ := os.ReadFile(vol); sha256.Sum256(after) != sha256.Sum256(before) {
+		t.Fatal("a refused shrink changed the container")
+	}
+}
+
+// checkerErr runs the filesystem's checker on img (runChecker, as an error).
+func checkerErr(fsName, img string) error {
+	c := fsChecker[fsName]
+	if out, err := exec.Command(c[0], append(c[1:], img)...).CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", strings.Join(c, " "), img, err, out)
+	}
+	return nil
+}
