@@ -77,6 +77,9 @@ func runResize(ctx context.Context, a *app, args []string) error {
 	if o.ProtectHidden != nil {
 		defer o.ProtectHidden.Wipe()
 	}
+	if o.Hidden || o.System {
+		return withCode(exitDamaged, errors.New("resize: a hidden volume lies inside its outer one and system encryption in its partition: resize the outer volume (with --protect-hidden and the hidden credentials) or the container"))
+	}
 	dev, err := volume.OpenDevice(path, false)
 	if err != nil {
 		return err
@@ -106,6 +109,10 @@ func runResize(ctx context.Context, a *app, args []string) error {
 		v.Close()
 		return usageError(fmt.Errorf("--size %s: the container would be %d bytes, fewer than the %d its two header groups and one block need", *sizeArg, newSize, tcrypt.MinResizeSize))
 	}
+	if o.ProtectHidden != nil && newSize < oldSize {
+		v.Close()
+		return withCode(exitDestroy, fmt.Errorf("resize: refused: shrinking an outer volume would cut off its hidden volume, which lies at the end of the outer one's data area (nothing changed)"))
+	}
 	newData := tcrypt.DataSizeFor(newSize)
 	fsNote, err := resizeFilesystem(v, oldData, newData)
 	if cerr := v.Close(); err == nil {
@@ -115,6 +122,7 @@ func runResize(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	rdev := &resizeDevice{FileDevice: dev, size: dev.Size()}
+	was := rdev.size
 	if newSize > rdev.size {
 		if err := dev.Truncate(newSize); err != nil {
 			return err
@@ -122,6 +130,11 @@ func runResize(ctx context.Context, a *app, args []string) error {
 		rdev.size = newSize
 	}
 	if err := tcrypt.Resize(ctx, rdev, creds, o, newSize); err != nil {
+		if errors.Is(err, volume.ErrWrongPassword) && was < newSize {
+			// The hidden volume's credentials were wrong: nothing was
+			// written but the extension, which goes again.
+			dev.Truncate(was)
+		}
 		if errors.Is(err, tcrypt.ErrResizeRefused) {
 			return withCode(exitDestroy, err)
 		}

@@ -141,3 +141,74 @@ func checkerErr(fsName, img string) error {
 	}
 	return nil
 }
+
+// TestResizeOuterWithHidden grows a VeraCrypt outer volume that holds a
+// hidden one, without and then with the hidden volume's credentials: the
+// hidden volume's files read back each time, and VeraCrypt 1.26.24 opens
+// the hidden volume with its primary and with its backup header (the
+// backup carried to the new end). With the hidden credentials a shrink is
+// refused with exit 5, and wrong ones leave the container as it was.
+func TestResizeOuterWithHidden(t *testing.T) {
+	vc, vcErr := oracle.Find(oracle.VeraCrypt12624)
+	dir := t.TempDir()
+	env := cvEnviron(filepath.Join(dir, "run"), filepath.Join(dir, "tmp"))
+	outerPw, hiddenPw := filepath.Join(dir, "outer"), filepath.Join(dir, "hidden")
+	os.WriteFile(outerPw, []byte("outer pass\n"), 0o600)
+	os.WriteFile(hiddenPw, []byte("hidden pass\n"), 0o600)
+	bad := filepath.Join(dir, "bad")
+	os.WriteFile(bad, []byte("not it\n"), 0o600)
+	outer := []string{"--password-file", outerPw, "--pim", "1"}
+	hidden := []string{"--password-file", hiddenPw, "--pim", "1", "--hidden"}
+	vol := filepath.Join(dir, "v.hc")
+	cvOK(t, env, append([]string{"create", vol, "--size", "20M", "--filesystem", "fat", "--quick", "--non-interactive"}, outer...)...)
+	cvOK(t, env, "create", vol, "--hidden", "--size", "4M", "--filesystem", "fat", "--quick", "--non-interactive",
+		"--password-file", hiddenPw, "--pim", "1", "--outer-password-file", outerPw, "--outer-pim", "1")
+	src := filepath.Join(dir, "secret.bin")
+	b := make([]byte, 1<<20)
+	rand.New(rand.NewSource(7)).Read(b)
+	os.WriteFile(src, b, 0o644)
+	cvOK(t, env, append([]string{"put", vol, src, "/"}, hidden...)...)
+	sums := map[string][32]byte{"secret.bin": sha256.Sum256(b)}
+	checkHidden := func(step string) {
+		t.Helper()
+		checkFiles(t, env, dir, vol, hidden, sums)
+		if vc == nil {
+			t.Logf("%s: VeraCrypt cannot run here: %v", step, vcErr)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		for _, backup := range []bool{false, true} {
+			m, err := vc.Mount(ctx, vol, oracle.MountOptions{Password: "hidden pass", PIM: 1, ReadOnly: true, BackupHeader: backup})
+			if err != nil {
+				t.Fatalf("%s: VeraCrypt does not open the hidden volume (backup header: %v): %v", step, backup, err)
+			}
+			err = checkerErr("fat", m.Dev)
+			props, _ := m.Properties(ctx)
+			m.Dismount()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(props["Type"], "Hidden") {
+				t.Fatalf("%s: VeraCrypt opened %q, not the hidden volume", step, props["Type"])
+			}
+		}
+		t.Logf("%s: hidden files intact; VeraCrypt opens the hidden volume with both its headers", step)
+	}
+	cvOK(t, env, append([]string{"resize", vol, "--size", "+8M"}, outer...)...)
+	checkHidden("grown without the hidden credentials")
+	protect := append(append([]string{}, outer...), "--protect-hidden", "--hidden-password-file", hiddenPw, "--hidden-pim", "1")
+	cvOK(t, env, append([]string{"resize", vol, "--size", "+8M"}, protect...)...)
+	checkHidden("grown with the hidden credentials")
+	before, _ := os.ReadFile(vol)
+	if r := cvRun(env, time.Minute, append([]string{"resize", vol, "--size", "-8M"}, protect...)...); r.code != exitDestroy {
+		t.Fatalf("shrink with the hidden credentials: want exit 5, got %v", r)
+	}
+	wrong := append(append([]string{}, outer...), "--protect-hidden", "--hidden-password-file", bad, "--hidden-pim", "1")
+	if r := cvRun(env, time.Minute, append([]string{"resize", vol, "--size", "+8M"}, wrong...)...); r.code != exitAuth {
+		t.Fatalf("grow with wrong hidden credentials: want exit 2, got %v", r)
+	}
+	if after, _ := os.ReadFile(vol); sha256.Sum256(after) != sha256.Sum256(before) {
+		t.Fatal("a refused resize changed the container")
+	}
+}
