@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:    "resize",
-		summary: "grow or shrink a VeraCrypt/TrueCrypt file container and its filesystem",
+		summary: "grow or shrink a VeraCrypt, TrueCrypt or LUKS file container and its filesystem",
 		usage: `Usage: cryptvol resize VOLUME --size [+|-]N [password options]
                       [--protect-hidden --hidden-password-file FILE]
 
@@ -39,7 +39,10 @@ its new size; run the same command again (with an absolute --size) to finish.
 A hidden volume cannot be seen without its password. A grow keeps its header
 copies; a shrink would cut it off: give its credentials with --protect-hidden
 and a shrink is refused (exit 5), a grow checks them first.
-(LUKS volumes: not yet; system encryption and hidden volumes themselves: no.)
+LUKS1 and LUKS2 file containers: the filesystem as above; a LUKS2 data
+segment of fixed size gets the new size (both header copies), one that is
+"dynamic" (runs to the end, as LUKS1's) stays so. Detached headers: no.
+System encryption and hidden volumes themselves: no.
 
 Example:
   cryptvol resize secret.hc --size +64M --password-file pw.txt
@@ -77,6 +80,9 @@ func runResize(ctx context.Context, a *app, args []string) error {
 	if o.ProtectHidden != nil {
 		defer o.ProtectHidden.Wipe()
 	}
+	if o.Header != "" {
+		return withCode(exitDamaged, errors.New("resize: a volume with a detached header (--header) is not supported"))
+	}
 	if o.Hidden || o.System {
 		return withCode(exitDamaged, errors.New("resize: a hidden volume lies inside its outer one and system encryption in its partition: resize the outer volume (with --protect-hidden and the hidden credentials) or the container"))
 	}
@@ -88,12 +94,12 @@ func runResize(ctx context.Context, a *app, args []string) error {
 	if err := refuseForeign("resize", dev); err != nil {
 		return err
 	}
-	if luks.Present(dev) {
-		return withCode(exitDamaged, errors.New("resize: LUKS volumes are not supported yet (VeraCrypt/TrueCrypt file containers are)"))
-	}
 	v, err := volume.OpenDeviceWith(ctx, dev, dev, creds, volume.Options{Type: o.Type, Hash: o.Hash, Encryption: o.Encryption, Warn: o.Warn})
 	if err != nil {
 		return err
+	}
+	if luks.Present(dev) {
+		return resizeLUKS(a, dev, v, path, rel, amount)
 	}
 	oldData := v.Size()
 	oldSize := tcrypt.ContainerSizeFor(oldData)
@@ -180,6 +186,65 @@ func resizeFilesystem(v *volume.Volume, oldData, newData int64) (string, error) 
 		return "", err
 	}
 	return fmt.Sprintf("The %s filesystem now declares %d bytes.", fsi.Type, got), nil
+}
+
+// resizeLUKS resizes a LUKS file container: the filesystem shrunk first
+// on a shrink, the data segment's size rewritten where the LUKS2 header
+// fixes one (LUKS1 and LUKS2 "dynamic" segments run to the end of the
+// file and stay so), the file extended before the header on a grow and
+// truncated after it on a shrink. v is the unlocked volume (closed here).
+func resizeLUKS(a *app, dev *volume.FileDevice, v *volume.Volume, path string, rel byte, amount int64) error {
+	oldData := v.Size()
+	offset, fixed, err := luks.DataLayout(dev)
+	if err != nil {
+		v.Close()
+		return err
+	}
+	oldSize := dev.Size()
+	newSize := amount
+	switch rel {
+	case '+':
+		newSize = oldSize + amount
+	case '-':
+		newSize = oldSize - amount
+	}
+	newSize -= newSize % 4096
+	if newSize < offset+4096 {
+		v.Close()
+		return usageError(fmt.Errorf("the container would be %d bytes, fewer than its %d-byte header and one 4 KiB block", newSize, offset))
+	}
+	newData := newSize - offset
+	fsNote, err := resizeFilesystem(v, oldData, newData)
+	if cerr := v.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if newSize > oldSize {
+		if err := dev.Truncate(newSize); err != nil {
+			return err
+		}
+	}
+	if fixed != 0 {
+		if err := luks.SetDataSize(dev, newData); err != nil {
+			return err
+		}
+	}
+	if newSize < oldSize {
+		if err := dev.Truncate(newSize); err != nil {
+			return err
+		}
+	}
+	if err := dev.Sync(); err != nil {
+		return err
+	}
+	seg := "runs to the end of the file"
+	if fixed != 0 {
+		seg = fmt.Sprintf("is %d bytes", newData)
+	}
+	fmt.Fprintf(a.stdout, "Resized %s: container %d → %d bytes, data area %d → %d bytes (the data segment %s).\n%s\n", path, oldSize, newSize, oldData, newData, seg, fsNote)
+	return nil
 }
 
 // parseResizeSize reads --size: N, +N or -N.
