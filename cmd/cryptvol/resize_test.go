@@ -212,3 +212,65 @@ func TestResizeOuterWithHidden(t *testing.T) {
 		t.Fatal("a refused resize changed the container")
 	}
 }
+
+// TestResizeLUKSFAT grows and shrinks LUKS1 and LUKS2 containers with FAT
+// inside (+50 %, -50 %, then below what the files need: exit 5): every
+// file keeps its sha256, fsck.fat -n finds the exported data area clean,
+// the data area is the file minus the header, and cryptsetup luksDump
+// still shows the LUKS2 segment running to the end of the device.
+func TestResizeLUKSFAT(t *testing.T) {
+	needFSTools(t, "fsck.fat")
+	for _, typ := range []string{"luks1", "luks2"} {
+		t.Run(typ, func(t *testing.T) {
+			dir := t.TempDir()
+			env := cvEnviron(filepath.Join(dir, "run"), filepath.Join(dir, "tmp"))
+			pw := filepath.Join(dir, "pw")
+			os.WriteFile(pw, []byte("a long enough LUKS passphrase\n"), 0o600)
+			creds := []string{"--password-file", pw}
+			vol := filepath.Join(dir, "v.img")
+			cvOK(t, env, append([]string{"create", vol, "--size", "40M", "--type", typ, "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000", "--filesystem", "fat", "--quick", "--non-interactive"}, creds...)...)
+			b := make([]byte, 2<<20)
+			rand.New(rand.NewSource(3)).Read(b)
+			src := filepath.Join(dir, "data.bin")
+			os.WriteFile(src, b, 0o644)
+			cvOK(t, env, append([]string{"put", vol, src, "/"}, creds...)...)
+			sums := map[string][32]byte{"data.bin": sha256.Sum256(b)}
+			fi, _ := os.Stat(vol)
+			plain := filepath.Join(dir, "plain")
+			cvOK(t, env, append([]string{"export", vol, plain}, creds...)...)
+			pi, _ := os.Stat(plain)
+			header := fi.Size() - pi.Size()
+			for _, step := range []struct {
+				arg  string
+				want int64
+			}{{"+20M", 60 << 20}, {"30M", 30 << 20}} {
+				cvOK(t, env, append([]string{"resize", vol, "--size", step.arg}, creds...)...)
+				if fi, _ := os.Stat(vol); fi.Size() != step.want {
+					t.Fatalf("--size %s: container %d bytes, want %d", step.arg, fi.Size(), step.want)
+				}
+				checkFiles(t, env, dir, vol, creds, sums)
+				os.Remove(plain)
+				cvOK(t, env, append([]string{"export", vol, plain}, creds...)...)
+				if pi, _ := os.Stat(plain); pi.Size() != step.want-header {
+					t.Fatalf("--size %s: data area %d bytes, want %d", step.arg, pi.Size(), step.want-header)
+				}
+				runChecker(t, "fat", plain)
+				if typ == "luks2" {
+					if out, ok := cryptsetupDump(vol); ok && !strings.Contains(out, "(whole device)") {
+						t.Fatalf("the dynamic segment is no longer dynamic:\n%s", out)
+					}
+				}
+			}
+			if r := cvRun(env, time.Minute, append([]string{"resize", vol, "--size", fmt.Sprint(header + 3<<20)}, creds...)...); r.code != exitDestroy {
+				t.Fatalf("shrink below the files: want exit 5, got %v", r)
+			}
+			checkFiles(t, env, dir, vol, creds, sums)
+		})
+	}
+}
+
+// cryptsetupDump runs cryptsetup luksDump when cryptsetup is installed.
+func cryptsetupDump(vol string) (string, bool) {
+	out, err := exec.Command("cryptsetup", "luksDump", vol).CombinedOutput()
+	return string(out), err == nil
+}
