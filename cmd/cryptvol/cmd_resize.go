@@ -25,11 +25,13 @@ are rewritten with the new size, each with a fresh salt, the backup header
 group moved to the new end.
 
 Grow: the file is extended, the new backup header group written and synced,
-then the primary header. The filesystem inside keeps its size (growing FAT,
-exFAT, ext4 and NTFS is not built in yet): the space is there for a later
-grow, and the volume opens in VeraCrypt with its new size.
+then the primary header; then ext2/3/4 and NTFS are grown to the new data
+area by resize2fs and ntfsresize, run on a decrypted copy as fsck runs
+e2fsck. FAT and exFAT keep their size (growing them is not built in yet):
+the space is there, and the volume opens in VeraCrypt with its new size.
 Shrink: the filesystem is shrunk first (FAT: only free clusters at its end are
-given up; others are refused), then the headers are rewritten, then the file
+given up; ext2/3/4 and NTFS: resize2fs and ntfsresize, which move data; exFAT
+is refused), then the headers are rewritten, then the file
 is truncated. A shrink that the filesystem cannot follow changes nothing and
 exits 5.
 
@@ -99,7 +101,7 @@ func runResize(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if luks.Present(dev) {
-		return resizeLUKS(a, dev, v, path, rel, amount)
+		return resizeLUKS(ctx, a, creds, o, dev, v, path, rel, amount)
 	}
 	oldData := v.Size()
 	oldSize := tcrypt.ContainerSizeFor(oldData)
@@ -120,7 +122,7 @@ func runResize(ctx context.Context, a *app, args []string) error {
 		return withCode(exitDestroy, fmt.Errorf("resize: refused: shrinking an outer volume would cut off its hidden volume, which lies at the end of the outer one's data area (nothing changed)"))
 	}
 	newData := tcrypt.DataSizeFor(newSize)
-	fsNote, err := resizeFilesystem(v, oldData, newData)
+	fsNote, err := resizeFilesystem(ctx, a, v, oldData, newData)
 	if cerr := v.Close(); err == nil {
 		err = cerr
 	}
@@ -154,22 +156,34 @@ func runResize(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 	}
+	if fsNote == "" {
+		rdev.size = newSize
+		if fsNote, err = growFilesystem(ctx, a, rdev, creds, o); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(a.stdout, "Resized %s: container %d → %d bytes, data area %d → %d bytes.\n%s\n", path, oldSize, newSize, oldData, newData, fsNote)
 	return nil
 }
 
 // resizeFilesystem shrinks the filesystem on v to fit newData bytes (a
 // grow leaves it as it is) and says what it did.
-func resizeFilesystem(v *volume.Volume, oldData, newData int64) (string, error) {
+func resizeFilesystem(ctx context.Context, a *app, v *volume.Volume, oldData, newData int64) (string, error) {
 	fsi := probeFilesystem(v)
 	if newData >= oldData {
 		if fsi == nil {
 			return "No filesystem recognised inside: nothing else to grow.", nil
 		}
+		if _, ok := externalResizers[fsi.Type]; ok {
+			return "", nil // grown after the headers (growFilesystem)
+		}
 		return fmt.Sprintf("The %s filesystem keeps its size: growing it is not built in yet.", fsi.Type), nil
 	}
 	if fsi == nil {
 		return "", withCode(exitDestroy, errors.New("resize: no filesystem recognised inside: cannot prove a shrink keeps the data (nothing changed)"))
+	}
+	if _, ok := externalResizers[fsi.Type]; ok {
+		return resizeExternal(ctx, a, v, fsi.Type, newData)
 	}
 	got, err := filesystem.Shrink(fsi.Type, v, oldData, newData)
 	switch {
@@ -193,7 +207,7 @@ func resizeFilesystem(v *volume.Volume, oldData, newData int64) (string, error) 
 // fixes one (LUKS1 and LUKS2 "dynamic" segments run to the end of the
 // file and stay so), the file extended before the header on a grow and
 // truncated after it on a shrink. v is the unlocked volume (closed here).
-func resizeLUKS(a *app, dev *volume.FileDevice, v *volume.Volume, path string, rel byte, amount int64) error {
+func resizeLUKS(ctx context.Context, a *app, creds volume.Credentials, o volume.Options, dev *volume.FileDevice, v *volume.Volume, path string, rel byte, amount int64) error {
 	oldData := v.Size()
 	offset, fixed, err := luks.DataLayout(dev)
 	if err != nil {
@@ -214,7 +228,7 @@ func resizeLUKS(a *app, dev *volume.FileDevice, v *volume.Volume, path string, r
 		return usageError(fmt.Errorf("the container would be %d bytes, fewer than its %d-byte header and one 4 KiB block", newSize, offset))
 	}
 	newData := newSize - offset
-	fsNote, err := resizeFilesystem(v, oldData, newData)
+	fsNote, err := resizeFilesystem(ctx, a, v, oldData, newData)
 	if cerr := v.Close(); err == nil {
 		err = cerr
 	}
@@ -239,12 +253,33 @@ func resizeLUKS(a *app, dev *volume.FileDevice, v *volume.Volume, path string, r
 	if err := dev.Sync(); err != nil {
 		return err
 	}
+	if fsNote == "" {
+		if fsNote, err = growFilesystem(ctx, a, &resizeDevice{FileDevice: dev, size: newSize}, creds, o); err != nil {
+			return err
+		}
+	}
 	seg := "runs to the end of the file"
 	if fixed != 0 {
 		seg = fmt.Sprintf("is %d bytes", newData)
 	}
 	fmt.Fprintf(a.stdout, "Resized %s: container %d → %d bytes, data area %d → %d bytes (the data segment %s).\n%s\n", path, oldSize, newSize, oldData, newData, seg, fsNote)
 	return nil
+}
+
+// growFilesystem opens the volume on dev, now of its new size, and grows
+// an ext2/3/4 or NTFS filesystem inside to the whole data area with its
+// own tool.
+func growFilesystem(ctx context.Context, a *app, dev volume.Device, creds volume.Credentials, o volume.Options) (string, error) {
+	v, err := volume.OpenDeviceWith(ctx, dev, dev, creds, volume.Options{Type: o.Type, Hash: o.Hash, Encryption: o.Encryption, Warn: o.Warn})
+	if err != nil {
+		return "", err
+	}
+	defer v.Close()
+	fsi := probeFilesystem(v)
+	if fsi == nil {
+		return "No filesystem recognised inside.", nil
+	}
+	return resizeExternal(ctx, a, v, fsi.Type, v.Size())
 }
 
 // parseResizeSize reads --size: N, +N or -N.
