@@ -20,7 +20,7 @@ import (
 // must read back with its sha256; the same command run again must finish:
 // the new size, every file, fsck.fat clean on the exported area.
 //
-// The default run kills at up to 6 points per format and direction, spread
+// The default run kills at 4 points per format and direction, spread
 // over all of the command's writes; CRYPTVOL_RESIZE_KILLS=N kills at N
 // random points each (every point when N is at least their number).
 func TestResizeKilled(t *testing.T) {
@@ -29,7 +29,7 @@ func TestResizeKilled(t *testing.T) {
 	if err := killAtSupported(); err != nil {
 		t.Skip(err)
 	}
-	kills, spread := 6, true
+	kills, spread := 4, true
 	if s := os.Getenv("CRYPTVOL_RESIZE_KILLS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {

