@@ -100,6 +100,11 @@ func testResizeKilled(t *testing.T, typ, target string, kills int, spread bool) 
 		os.Remove(vol)
 		copySparse(fresh, vol)
 		r, killed, _, call := runKillable(dir, env, killPoint{delay: -1, writes: p}, args, true)
+		if !killed && r.code == 0 {
+			// The counting run made a call this one did not (the
+			// runtime directory made once): it finished first.
+			continue
+		}
 		if !killed {
 			t.Fatalf("kill at call %d of %d did not land: %v", p, calls, r)
 		}
