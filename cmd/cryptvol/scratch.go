@@ -44,7 +44,14 @@ type scratchImage struct {
 	path string // what a tool is given
 }
 
-func newScratchImage(size int64) (*scratchImage, error) {
+func newScratchImage(size int64) (*scratchImage, error) { return newScratch(size, false) }
+
+// newNamedScratchImage is a scratch image that keeps its name until
+// Close, for a tool that refuses a /dev/fd path (ntfsresize cannot find
+// its mount state). A kill -9 leaves it in $TMPDIR.
+func newNamedScratchImage(size int64) (*scratchImage, error) { return newScratch(size, true) }
+
+func newScratch(size int64, named bool) (*scratchImage, error) {
 	f, err := os.CreateTemp("", "cryptvol-image-*.img")
 	if err != nil {
 		return nil, err
@@ -54,7 +61,7 @@ func newScratchImage(size int64) (*scratchImage, error) {
 		s.Close()
 		return nil, err
 	}
-	if runtime.GOOS == "linux" {
+	if runtime.GOOS == "linux" && !named {
 		// Reopened through /dev/fd by the tools, which works for a file
 		// that is already unlinked.
 		if err := os.Remove(s.name); err == nil {
@@ -154,7 +161,12 @@ func (s *scratchImage) copyOut(ctx context.Context, a *app, label string, v *vol
 // writeBack writes into v the blocks of the image that differ from it
 // (what a repair changed) and returns how many bytes that was.
 func (s *scratchImage) writeBack(ctx context.Context, v *volume.Volume) (int64, error) {
-	size := v.Size()
+	return s.writeBackTo(ctx, v, v.Size())
+}
+
+// writeBackTo is writeBack of the first size bytes (a tool that shrank
+// the filesystem also cut the image file there).
+func (s *scratchImage) writeBackTo(ctx context.Context, v *volume.Volume, size int64) (int64, error) {
 	block := int64(max(v.SectorSize(), 4096))
 	img, cur := make([]byte, imageChunk), make([]byte, imageChunk)
 	var changed int64
