@@ -17,7 +17,7 @@ func init() {
 		name:    "resize",
 		summary: "grow or shrink a VeraCrypt, TrueCrypt or LUKS file container and its filesystem",
 		usage: `Usage: cryptvol resize VOLUME --size [+|-]N [password options]
-                      [--protect-hidden --hidden-password-file FILE]
+                      [--no-hidden | --protect-hidden --hidden-password-file FILE]
 
 Makes the container N bytes (K, M, G, T suffixes as create's --size), or
 N more (+) or less (-) than it is. The data keys stay; both header copies
@@ -39,8 +39,10 @@ A kill at any point leaves a volume that opens, with every file, at its old or
 its new size; run the same command again (with an absolute --size) to finish.
 
 A hidden volume cannot be seen without its password. A grow keeps its header
-copies; a shrink would cut it off: give its credentials with --protect-hidden
-and a shrink is refused (exit 5), a grow checks them first.
+copies; a shrink would cut it off. So a shrink of a VeraCrypt or TrueCrypt
+volume needs --no-hidden (you know it holds no hidden volume) and is refused
+(exit 5, nothing changed) without it; with the hidden credentials given by
+--protect-hidden a shrink is refused, a grow checks them first.
 LUKS1 and LUKS2 file containers: the filesystem as above; a LUKS2 data
 segment of fixed size gets the new size (both header copies), one that is
 "dynamic" (runs to the end, as LUKS1's) stays so. Detached headers: no.
@@ -48,7 +50,7 @@ System encryption and hidden volumes themselves: no.
 
 Example:
   cryptvol resize secret.hc --size +64M --password-file pw.txt
-  cryptvol resize secret.hc --size 1G --password-file pw.txt
+  cryptvol resize secret.hc --size 1G --password-file pw.txt --no-hidden
 `,
 		run: runResize,
 	})
@@ -60,6 +62,7 @@ func runResize(ctx context.Context, a *app, args []string) error {
 	cf := addCredFlags(fl)
 	cf.addProtectFlags(fl)
 	sizeArg := fl.String("size", "", "new container size, or N more (+N) or less (minus N) than now (K, M, G, T suffixes)")
+	noHidden := fl.Bool("no-hidden", false, "VeraCrypt/TrueCrypt: the volume holds no hidden volume, so a shrink may give up the end of its data area")
 	if err := parseFlags(fl, c, a, args); err != nil {
 		return err
 	}
@@ -120,6 +123,13 @@ func runResize(ctx context.Context, a *app, args []string) error {
 	if o.ProtectHidden != nil && newSize < oldSize {
 		v.Close()
 		return withCode(exitDestroy, fmt.Errorf("resize: refused: shrinking an outer volume would cut off its hidden volume, which lies at the end of the outer one's data area (nothing changed)"))
+	}
+	if !*noHidden && newSize < oldSize {
+		// A hidden volume lives in the outer filesystem's free space at
+		// the end, exactly what a shrink gives up, and is invisible
+		// without its password.
+		v.Close()
+		return withCode(exitDestroy, fmt.Errorf("resize: refused: a shrink gives up the end of the data area, where a hidden volume would lie, and one cannot be seen without its password; give --no-hidden if %s holds none (nothing changed)", path))
 	}
 	newData := tcrypt.DataSizeFor(newSize)
 	fsNote, err := resizeFilesystem(ctx, a, v, oldData, newData)

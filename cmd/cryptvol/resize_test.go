@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -105,6 +106,15 @@ func testResize(t *testing.T, typ string) {
 		return true
 	}
 	size := int64(40 << 20)
+	// A shrink that does not say there is no hidden volume would cut one
+	// off unseen: refused, nothing written.
+	orig, _ := os.ReadFile(vol)
+	if r := cvRun(env, time.Minute, append([]string{"resize", vol, "--size", "-4M"}, creds...)...); r.code != exitDestroy || !strings.Contains(r.out, "--no-hidden") {
+		t.Fatalf("a shrink without --no-hidden: want exit 5 naming --no-hidden, got %v", r)
+	}
+	if now, _ := os.ReadFile(vol); !bytes.Equal(now, orig) {
+		t.Fatal("the refused shrink changed the container")
+	}
 	for _, step := range []struct {
 		arg  string
 		want int64
@@ -116,7 +126,7 @@ func testResize(t *testing.T, typ string) {
 		{"9M", 9 << 20},                    // near FAT16's smallest (4085 clusters of 2 KiB)
 		{fmt.Sprint(9<<20 + 777), 9 << 20}, // rounded down to 4 KiB: already there
 	} {
-		r := cvRun(env, 5*time.Minute, append([]string{"resize", vol, "--size", step.arg}, creds...)...)
+		r := cvRun(env, 5*time.Minute, append([]string{"resize", vol, "--size", step.arg, "--no-hidden"}, creds...)...)
 		if r.code != 0 {
 			t.Fatalf("resize --size %s: %v", step.arg, r)
 		}
@@ -124,7 +134,7 @@ func testResize(t *testing.T, typ string) {
 		t.Logf("--size %s: %d bytes, files intact, fsck clean; VeraCrypt %s opened it: %v", step.arg, step.want, version, ran)
 	}
 	before, _ := os.ReadFile(vol)
-	r := cvRun(env, 5*time.Minute, append([]string{"resize", vol, "--size", "4M"}, creds...)...)
+	r := cvRun(env, 5*time.Minute, append([]string{"resize", vol, "--size", "4M", "--no-hidden"}, creds...)...)
 	if r.code != exitDestroy || !strings.Contains(r.out, "nothing changed") {
 		t.Fatalf("resize below the files' size: want exit 5 saying nothing changed, got %v", r)
 	}
@@ -308,7 +318,7 @@ func TestResizeVeraCryptExt4NTFS(t *testing.T) {
 				arg  string
 				want int64
 			}{{"32M", 32 << 20}, {"+3276K", 32<<20 + 3276<<10}, {"+16M", 48<<20 + 3276<<10}} {
-				cvOK(t, env, append([]string{"resize", vol, "--size", step.arg}, creds...)...)
+				cvOK(t, env, append([]string{"resize", vol, "--size", step.arg, "--no-hidden"}, creds...)...)
 				if fi, _ := os.Stat(vol); fi.Size() != step.want {
 					t.Fatalf("--size %s: container %d bytes, want %d", step.arg, fi.Size(), step.want)
 				}
