@@ -84,9 +84,6 @@ func (fs *FS) mkdir(name string) error {
 	return nil
 }
 
-// MkdirAll creates a directory and any missing parents.
-func (fs *FS) MkdirAll(name string) error { return fatcore.MkdirAll(fs, name, ErrNotDir) }
-
 // Remove removes a file or an empty directory. The entry set is marked
 // unused first (one sector write), then the clusters are freed, so a crash
 // in between leaves only clusters in use that no file needs. A file that

@@ -29,6 +29,8 @@ type Options struct {
 // FS is an open FAT filesystem. All methods are safe for concurrent use;
 // they are serialised by one lock.
 type FS struct {
+	paths // Open, Create, OpenFile, ReadFile, WriteFile, MkdirAll, IOFS
+
 	mu   sync.Mutex
 	dev  io.ReaderAt
 	w    io.WriterAt // nil when read-only
@@ -94,6 +96,7 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 		dirty:   make(map[*node]struct{}),
 		orphans: make(map[*node]struct{}),
 	}
+	fs.paths = fatcore.NewPaths(fs.files(), fs)
 	if fs.loc == nil {
 		fs.loc = time.Local
 	}

@@ -94,9 +94,6 @@ func (fs *FS) mkdir(name string) error {
 	return nil
 }
 
-// MkdirAll creates a directory and any missing parents.
-func (fs *FS) MkdirAll(name string) error { return fatcore.MkdirAll(fs, name, ErrNotDir) }
-
 // Remove removes a file or an empty directory. The directory entry is
 // erased first, then the clusters are freed, so a crash in between leaves
 // only lost clusters. A file that is still open keeps its clusters (and
