@@ -36,8 +36,8 @@ func (fs *FS) create(parent *dirCache, base string, perm iofs.FileMode) (*node, 
 	}
 	n := &node{ent: e}
 	e.node = n
-	fs.markDirty(n)
-	fs.hold(n)
+	fs.nodes.MarkDirty(n)
+	fs.nodes.Hold(n)
 	return n, nil
 }
 
@@ -49,7 +49,7 @@ func (fs *FS) openExisting(e *entry, _ bool) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs.hold(n)
+	fs.nodes.Hold(n)
 	return n, nil
 }
 

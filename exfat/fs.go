@@ -56,11 +56,9 @@ type FS struct {
 	root *dirCache
 	dirs map[uint32]*dirCache // directories by first cluster
 
-	dirty     map[*node]struct{} // open files with uncommitted changes
-	openNodes int
-	orphans   map[*node]struct{} // removed files still open
-	modified  bool
-	err       error // first write error: the filesystem is then fail-stop
+	nodes    fatcore.Nodes[*node] // open files: handles, uncommitted changes, removed while open
+	modified bool
+	err      error // first write error: the filesystem is then fail-stop
 	// verified: a walk in this session found no shared clusters;
 	// needsRepair, once it found some, refuses changes that free clusters.
 	verified    bool
@@ -93,12 +91,11 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 		return nil, fmt.Errorf("exfat: reading boot region: %w", err)
 	}
 	fs := &FS{
-		dev:     dev,
-		loc:     opts.Location,
-		now:     opts.Now,
-		dirs:    make(map[uint32]*dirCache),
-		dirty:   make(map[*node]struct{}),
-		orphans: make(map[*node]struct{}),
+		dev:   dev,
+		loc:   opts.Location,
+		now:   opts.Now,
+		dirs:  make(map[uint32]*dirCache),
+		nodes: fatcore.NewNodes[*node](),
 	}
 	fs.paths = fatcore.NewPaths(fs.files(), fs)
 	g, err := parseBootRegion(raw, size)
@@ -497,7 +494,7 @@ func (fs *FS) sync() error {
 	if fs.w == nil {
 		return nil
 	}
-	for n := range fs.dirty {
+	for n := range fs.nodes.DirtyNodes() {
 		if err := fs.commit(n); err != nil {
 			return err
 		}
@@ -523,7 +520,7 @@ func (fs *FS) sync() error {
 // markClean clears VolumeDirty if this session set it, and no file has
 // changes still in memory.
 func (fs *FS) markClean() error {
-	if !fs.dirtyDisk || fs.wasDirty || len(fs.dirty) > 0 {
+	if !fs.dirtyDisk || fs.wasDirty || fs.nodes.AnyDirty() {
 		return nil
 	}
 	// Everything else must be on stable storage before the flag says so.

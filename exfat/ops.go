@@ -142,7 +142,7 @@ func (fs *FS) unlink(e *entry) error {
 		return err
 	}
 	if n := e.node; n != nil {
-		fs.orphan(n)
+		fs.nodes.Orphan(n)
 		return nil
 	}
 	if e.isDir() {
@@ -232,7 +232,7 @@ func (fs *FS) setEntry(name string, change func(*entry)) error {
 		return err
 	}
 	change(e)
-	if n := e.node; n != nil && n.dirty {
+	if n := e.node; n != nil && n.Dirty() {
 		return fs.commit(n)
 	}
 	return e.dir.update(e)

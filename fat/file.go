@@ -35,8 +35,8 @@ func (fs *FS) create(parent *dirCache, base string, perm iofs.FileMode) (*node, 
 	}
 	n := &node{ent: e}
 	e.node = n
-	fs.markDirty(n)
-	fs.hold(n)
+	fs.nodes.MarkDirty(n)
+	fs.nodes.Hold(n)
 	return n, nil
 }
 
@@ -53,7 +53,7 @@ func (fs *FS) openExisting(e *entry, trunc bool) (*node, error) {
 			return nil, err
 		}
 	}
-	fs.hold(n)
+	fs.nodes.Hold(n)
 	return n, nil
 }
 
