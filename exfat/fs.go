@@ -240,36 +240,12 @@ func (g *geometry) activeFATIndex() int {
 
 // readChain reads len(p) bytes at byte offset off of a chain.
 func (fs *FS) readChain(ch chain, p []byte, off int64) error {
-	g := fs.g
-	cs := int64(g.clusterSize)
-	for len(p) > 0 {
-		c, contig := ch.At(uint32(off >> g.clusterShift))
-		within := off & (cs - 1)
-		k := min(int64(contig)*cs-within, int64(len(p)))
-		if err := fs.readAt(p[:k], g.clusterOffset(c)+within); err != nil {
-			return err
-		}
-		p = p[k:]
-		off += k
-	}
-	return nil
+	return ch.Pieces(p, off, int64(fs.g.clusterSize), fs.g.clusterOffset, fs.readAt)
 }
 
 // writeChain writes p at byte offset off of a chain.
 func (fs *FS) writeChain(ch chain, p []byte, off int64) error {
-	g := fs.g
-	cs := int64(g.clusterSize)
-	for len(p) > 0 {
-		c, contig := ch.At(uint32(off >> g.clusterShift))
-		within := off & (cs - 1)
-		k := min(int64(contig)*cs-within, int64(len(p)))
-		if err := fs.writeAt(p[:k], g.clusterOffset(c)+within); err != nil {
-			return err
-		}
-		p = p[k:]
-		off += k
-	}
-	return nil
+	return ch.Pieces(p, off, int64(fs.g.clusterSize), fs.g.clusterOffset, fs.writeAt)
 }
 
 func (fs *FS) readDirData(d *dirCache) error {

@@ -121,40 +121,12 @@ func (fs *FS) grow(n *node, clusters uint32) error {
 // writeData writes p at byte offset off of n's chain, which must already
 // be long enough.
 func (fs *FS) writeData(n *node, p []byte, off int64) error {
-	cs := int64(fs.g.clusterSize)
-	for len(p) > 0 {
-		c, contig := n.ch.At(uint32(off / cs))
-		within := off % cs
-		k := int64(contig)*cs - within
-		if k > int64(len(p)) {
-			k = int64(len(p))
-		}
-		if err := fs.writeAt(p[:k], fs.g.clusterOffset(c)+within); err != nil {
-			return err
-		}
-		p = p[k:]
-		off += k
-	}
-	return nil
+	return n.ch.Pieces(p, off, int64(fs.g.clusterSize), fs.g.clusterOffset, fs.writeAt)
 }
 
 // readData reads len(p) bytes at offset off of n's chain.
 func (fs *FS) readData(n *node, p []byte, off int64) error {
-	cs := int64(fs.g.clusterSize)
-	for len(p) > 0 {
-		c, contig := n.ch.At(uint32(off / cs))
-		within := off % cs
-		k := int64(contig)*cs - within
-		if k > int64(len(p)) {
-			k = int64(len(p))
-		}
-		if err := fs.readAt(p[:k], fs.g.clusterOffset(c)+within); err != nil {
-			return err
-		}
-		p = p[k:]
-		off += k
-	}
-	return nil
+	return n.ch.Pieces(p, off, int64(fs.g.clusterSize), fs.g.clusterOffset, fs.readAt)
 }
 
 // zeroFill writes zeros over bytes from..to-1 of n (allocated already).
