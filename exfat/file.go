@@ -37,19 +37,6 @@ func (fs *FS) create(parent *dirCache, base string, perm iofs.FileMode) (*node, 
 	n := &node{ent: e}
 	e.node = n
 	fs.nodes.MarkDirty(n)
-	fs.nodes.Hold(n)
-	return n, nil
-}
-
-// openExisting returns file e's node, held. exFAT's truncate runs the
-// cross-link guard itself when it drops clusters, so trunc needs nothing
-// here.
-func (fs *FS) openExisting(e *entry, _ bool) (*node, error) {
-	n, err := fs.openNode(e)
-	if err != nil {
-		return nil, err
-	}
-	fs.nodes.Hold(n)
 	return n, nil
 }
 

@@ -36,24 +36,6 @@ func (fs *FS) create(parent *dirCache, base string, perm iofs.FileMode) (*node, 
 	n := &node{ent: e}
 	e.node = n
 	fs.nodes.MarkDirty(n)
-	fs.nodes.Hold(n)
-	return n, nil
-}
-
-// openExisting returns file e's node, held. Before a truncation drops
-// clusters, the volume must have no cross-links (the old content is
-// freed once the new one is committed).
-func (fs *FS) openExisting(e *entry, trunc bool) (*node, error) {
-	n, err := fs.openNode(e)
-	if err != nil {
-		return nil, err
-	}
-	if trunc && e.start != 0 {
-		if err := fs.ensureUnshared(); err != nil {
-			return nil, err
-		}
-	}
-	fs.nodes.Hold(n)
 	return n, nil
 }
 
