@@ -3,7 +3,6 @@ package exfat
 import (
 	"encoding/binary"
 	"errors"
-	"os"
 	"testing"
 
 	"github.com/cryptvol/cryptvol/internal/fattest"
@@ -49,12 +48,10 @@ func (d *damaged) entry(t *testing.T, name string) (off int64, e *entry, fs *FS)
 
 func expectCorrupt(t *testing.T, what string, err error) {
 	t.Helper()
-	if !errors.Is(err, ErrCorrupt) {
-		t.Errorf("%s: got %v, want an error wrapping ErrCorrupt", what, err)
-	} else {
-		t.Logf("%s: %v", what, err)
-	}
+	fattest.ExpectCorrupt(t, ErrCorrupt, what, err)
 }
+
+func badEntries(r *CheckReport) int { return len(r.BadEntries) }
 
 // repairs checks a damage that Check finds and Check(true) repairs: fsck.exfat
 // -n sees it too beforehand (when oracle is set), and after the repair both
@@ -171,18 +168,7 @@ func TestLoopingChain(t *testing.T) {
 	second := fs.fat.get(e.start)
 	binary.LittleEndian.PutUint32(d.m.Data[fs.g.fatOffset+int64(4*second):], e.start)
 	fs = mustOpen(t, d.m, d.size)
-	_, err := fs.ReadFile("/dir/fragmented.bin")
-	expectCorrupt(t, "read", err)
-	_, err = fs.OpenFile("/dir/fragmented.bin", os.O_RDWR, 0)
-	expectCorrupt(t, "open for writing", err)
-	expectCorrupt(t, "remove", fs.Remove("/dir/fragmented.bin"))
-	if b := mustRead(t, fs, "/ok.txt"); string(b) != "fine" {
-		t.Error("other file damaged")
-	}
-	r, err := fs.Check(false)
-	if err != nil || len(r.BadEntries) == 0 {
-		t.Errorf("Check: %v %s", err, r)
-	}
+	fattest.RefusesDamagedFile(t, fs, "/dir/fragmented.bin", ErrCorrupt, badEntries)
 }
 
 func TestGarbageDirectory(t *testing.T) {
@@ -193,13 +179,7 @@ func TestGarbageDirectory(t *testing.T) {
 		d.m.Data[off+i] = 0x9F // an unknown critical primary entry
 	}
 	fs = mustOpen(t, d.m, d.size)
-	_, err := fs.ReadDir("/dir")
-	expectCorrupt(t, "readdir", err)
-	expectCorrupt(t, "create in it", fs.WriteFile("/dir/new.txt", []byte("x"), 0o644))
-	expectCorrupt(t, "mkdir in it", fs.Mkdir("/dir/sub"))
-	if b := mustRead(t, fs, "/ok.txt"); string(b) != "fine" {
-		t.Error("other file damaged")
-	}
+	fattest.RefusesDamagedDir(t, fs, "/dir", ErrCorrupt, nil)
 }
 
 func TestNotExFAT(t *testing.T) {

@@ -176,8 +176,8 @@ func (fs *FS) check(repair bool) (*CheckReport, error) {
 		if fs.err != nil {
 			return nil, fs.err
 		}
-		if fs.openNodes > 0 {
-			return nil, fmt.Errorf("exfat: check: close the %d open files before repairing", fs.openNodes)
+		if fs.nodes.Open() > 0 {
+			return nil, fmt.Errorf("exfat: check: close the %d open files before repairing", fs.nodes.Open())
 		}
 	}
 	if fs.w != nil && fs.err == nil && !fs.fromBackup {
@@ -229,7 +229,7 @@ func (fs *FS) check(repair bool) (*CheckReport, error) {
 	root.parse()
 	c.walk(root, "")
 
-	for n := range fs.orphans {
+	for n := range fs.nodes.Orphans() {
 		r.OpenClusters += c.claim("(removed, still open)", n.ch)
 		r.OpenClusters += c.claim("(removed, still open)", n.old)
 	}

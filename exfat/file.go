@@ -2,7 +2,6 @@ package exfat
 
 import (
 	iofs "io/fs"
-	"os"
 
 	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
@@ -14,25 +13,10 @@ import (
 // Sync Close Stat ReadDir Name) are the handle fat and exfat share.
 type File = fatcore.File[*node, *dirCache]
 
-// Open opens a file or directory for reading.
-func (fs *FS) Open(name string) (*File, error) {
-	return fs.OpenFile(name, os.O_RDONLY, 0)
-}
-
-// Create creates or truncates a file and opens it read-write.
-func (fs *FS) Create(name string) (*File, error) {
-	return fs.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
-}
-
-// OpenFile opens a file with the os package's flags (O_RDONLY, O_WRONLY,
-// O_RDWR, O_APPEND, O_CREATE, O_EXCL, O_TRUNC). A new file whose perm has
-// no write bit gets the read-only attribute. Directories open only with
-// O_RDONLY.
-func (fs *FS) OpenFile(name string, flag int, perm iofs.FileMode) (*File, error) {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return fatcore.OpenFile(fs.files(), name, flag, perm)
-}
+// paths is what FS gets from fatcore over OpenFile: Open, Create,
+// OpenFile, ReadFile, WriteFile, MkdirAll and IOFS (see fatcore.Paths for
+// their documentation).
+type paths = fatcore.Paths[*node, *dirCache, *entry, *FileInfo]
 
 // create adds the new empty file base to parent; its clusters come with
 // the first write.
@@ -52,20 +36,7 @@ func (fs *FS) create(parent *dirCache, base string, perm iofs.FileMode) (*node, 
 	}
 	n := &node{ent: e}
 	e.node = n
-	fs.markDirty(n)
-	fs.hold(n)
-	return n, nil
-}
-
-// openExisting returns file e's node, held. exFAT's truncate runs the
-// cross-link guard itself when it drops clusters, so trunc needs nothing
-// here.
-func (fs *FS) openExisting(e *entry, _ bool) (*node, error) {
-	n, err := fs.openNode(e)
-	if err != nil {
-		return nil, err
-	}
-	fs.hold(n)
+	fs.nodes.MarkDirty(n)
 	return n, nil
 }
 

@@ -30,6 +30,8 @@ type Options struct {
 // FS is an open exFAT filesystem. All methods are safe for concurrent use;
 // they are serialised by one lock.
 type FS struct {
+	paths // Open, Create, OpenFile, ReadFile, WriteFile, MkdirAll, IOFS
+
 	mu  sync.Mutex
 	dev io.ReaderAt
 	w   io.WriterAt // nil when read-only
@@ -54,11 +56,9 @@ type FS struct {
 	root *dirCache
 	dirs map[uint32]*dirCache // directories by first cluster
 
-	dirty     map[*node]struct{} // open files with uncommitted changes
-	openNodes int
-	orphans   map[*node]struct{} // removed files still open
-	modified  bool
-	err       error // first write error: the filesystem is then fail-stop
+	nodes    fatcore.Nodes[*node] // open files: handles, uncommitted changes, removed while open
+	modified bool
+	err      error // first write error: the filesystem is then fail-stop
 	// verified: a walk in this session found no shared clusters;
 	// needsRepair, once it found some, refuses changes that free clusters.
 	verified    bool
@@ -91,13 +91,13 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 		return nil, fmt.Errorf("exfat: reading boot region: %w", err)
 	}
 	fs := &FS{
-		dev:     dev,
-		loc:     opts.Location,
-		now:     opts.Now,
-		dirs:    make(map[uint32]*dirCache),
-		dirty:   make(map[*node]struct{}),
-		orphans: make(map[*node]struct{}),
+		dev:   dev,
+		loc:   opts.Location,
+		now:   opts.Now,
+		dirs:  make(map[uint32]*dirCache),
+		nodes: fatcore.NewNodes[*node](),
 	}
+	fs.paths = fatcore.NewPaths(fs.files(), fs)
 	g, err := parseBootRegion(raw, size)
 	if err != nil {
 		// The backup region is 12 sectors further on, for whichever sector
@@ -240,36 +240,12 @@ func (g *geometry) activeFATIndex() int {
 
 // readChain reads len(p) bytes at byte offset off of a chain.
 func (fs *FS) readChain(ch chain, p []byte, off int64) error {
-	g := fs.g
-	cs := int64(g.clusterSize)
-	for len(p) > 0 {
-		c, contig := ch.At(uint32(off >> g.clusterShift))
-		within := off & (cs - 1)
-		k := min(int64(contig)*cs-within, int64(len(p)))
-		if err := fs.readAt(p[:k], g.clusterOffset(c)+within); err != nil {
-			return err
-		}
-		p = p[k:]
-		off += k
-	}
-	return nil
+	return ch.Pieces(p, off, int64(fs.g.clusterSize), fs.g.clusterOffset, fs.readAt)
 }
 
 // writeChain writes p at byte offset off of a chain.
 func (fs *FS) writeChain(ch chain, p []byte, off int64) error {
-	g := fs.g
-	cs := int64(g.clusterSize)
-	for len(p) > 0 {
-		c, contig := ch.At(uint32(off >> g.clusterShift))
-		within := off & (cs - 1)
-		k := min(int64(contig)*cs-within, int64(len(p)))
-		if err := fs.writeAt(p[:k], g.clusterOffset(c)+within); err != nil {
-			return err
-		}
-		p = p[k:]
-		off += k
-	}
-	return nil
+	return ch.Pieces(p, off, int64(fs.g.clusterSize), fs.g.clusterOffset, fs.writeAt)
 }
 
 func (fs *FS) readDirData(d *dirCache) error {
@@ -494,7 +470,7 @@ func (fs *FS) sync() error {
 	if fs.w == nil {
 		return nil
 	}
-	for n := range fs.dirty {
+	for n := range fs.nodes.DirtyNodes() {
 		if err := fs.commit(n); err != nil {
 			return err
 		}
@@ -520,7 +496,7 @@ func (fs *FS) sync() error {
 // markClean clears VolumeDirty if this session set it, and no file has
 // changes still in memory.
 func (fs *FS) markClean() error {
-	if !fs.dirtyDisk || fs.wasDirty || len(fs.dirty) > 0 {
+	if !fs.dirtyDisk || fs.wasDirty || fs.nodes.AnyDirty() {
 		return nil
 	}
 	// Everything else must be on stable storage before the flag says so.

@@ -1,7 +1,7 @@
 package exfat
 
 import (
-	"errors"
+	"github.com/cryptvol/cryptvol/internal/fattest"
 	"os/exec"
 	"testing"
 )
@@ -48,18 +48,6 @@ func FuzzOpen(f *testing.F) {
 	f.Add(fuzzSeed(f, 4096))
 	f.Add([]byte("\xEB\x76\x90EXFAT   "))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > fuzzDevSize {
-			data = data[:fuzzDevSize]
-		}
-		m := newMemDev(t, fuzzDevSize)
-		copy(m.Data, data)
-		fs, err := Open(m, fuzzDevSize)
-		if err != nil {
-			if !errors.Is(err, ErrNotExFAT) && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrUnsupported) {
-				t.Fatalf("Open error wraps none of ErrNotExFAT, ErrCorrupt, ErrUnsupported: %v", err)
-			}
-			return
-		}
-		exercise(t, fs)
+		fattest.FuzzOpen[*File, *FileInfo, *CheckReport, Statfs](t, fuzzDevSize, data, Open, ErrNotExFAT, ErrCorrupt, ErrUnsupported)
 	})
 }

@@ -1,6 +1,10 @@
 package exfat
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
+)
 
 // node is the state shared by all open handles of one file: its clusters
 // and what still has to reach the disk.
@@ -22,9 +26,7 @@ type node struct {
 	old   chain       // clusters to free once the entry no longer points to them
 	// diskClusters is how many clusters of ch the entry on disk covers.
 	diskClusters uint32
-	refs         int
-	dirty        bool
-	removed      bool
+	fatcore.Ref  // handles, stale entry, removed
 }
 
 // openNode returns the shared node of file entry e, loading its chain.
@@ -42,19 +44,13 @@ func (fs *FS) openNode(e *entry) (*node, error) {
 	return n, nil
 }
 
-func (fs *FS) markDirty(n *node) {
-	n.dirty = true
-	fs.dirty[n] = struct{}{}
-}
-
 // commit writes n's pending changes in the order above.
 func (fs *FS) commit(n *node) error {
-	if !n.dirty {
+	if !n.Dirty() {
 		return nil
 	}
-	if n.removed {
-		n.dirty = false
-		delete(fs.dirty, n)
+	if n.Removed() {
+		fs.nodes.Clean(n)
 		return nil
 	}
 	if err := fs.flushBitmap(); err != nil {
@@ -85,42 +81,26 @@ func (fs *FS) commit(n *node) error {
 			return err
 		}
 	}
-	n.dirty = false
-	delete(fs.dirty, n)
+	fs.nodes.Clean(n)
 	return nil
-}
-
-func (fs *FS) orphan(n *node) {
-	n.removed = true
-	fs.orphans[n] = struct{}{}
-}
-
-func (fs *FS) hold(n *node) {
-	if n.refs == 0 {
-		fs.openNodes++
-	}
-	n.refs++
 }
 
 // release drops one reference; the last one of a removed file frees its
 // clusters.
 func (fs *FS) release(n *node) error {
-	n.refs--
-	if n.refs > 0 {
+	if !fs.nodes.Drop(n) {
 		return nil
 	}
-	fs.openNodes--
 	if n.ent != nil && n.ent.node == n {
 		n.ent.node = nil
 	}
-	if !n.removed {
+	if !n.Removed() {
 		return nil
 	}
 	fs.freeChain(n.ch)
 	fs.freeChain(n.old)
 	n.ch, n.old = chain{}, chain{}
-	delete(fs.dirty, n)
-	delete(fs.orphans, n)
+	fs.nodes.Forget(n)
 	return fs.flushBitmap()
 }
 
@@ -228,7 +208,7 @@ func (fs *FS) writeAtNode(n *node, p []byte, off int64) error {
 	}
 	e.setModified(fs.now(), fs.loc)
 	e.attr |= AttrArchive
-	fs.markDirty(n)
+	fs.nodes.MarkDirty(n)
 	return nil
 }
 
@@ -283,7 +263,7 @@ func (fs *FS) truncate(n *node, size int64) error {
 		e.size = uint64(size)
 		e.valid = min(e.valid, e.size)
 		e.setModified(fs.now(), fs.loc)
-		fs.markDirty(n)
+		fs.nodes.MarkDirty(n)
 		if err := fs.commit(n); err != nil {
 			return err
 		}
@@ -304,7 +284,7 @@ func (fs *FS) truncate(n *node, size int64) error {
 	}
 	e.setModified(fs.now(), fs.loc)
 	e.attr |= AttrArchive
-	fs.markDirty(n)
+	fs.nodes.MarkDirty(n)
 	return nil
 }
 

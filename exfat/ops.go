@@ -84,9 +84,6 @@ func (fs *FS) mkdir(name string) error {
 	return nil
 }
 
-// MkdirAll creates a directory and any missing parents.
-func (fs *FS) MkdirAll(name string) error { return fatcore.MkdirAll(fs, name, ErrNotDir) }
-
 // Remove removes a file or an empty directory. The entry set is marked
 // unused first (one sector write), then the clusters are freed, so a crash
 // in between leaves only clusters in use that no file needs. A file that
@@ -145,7 +142,7 @@ func (fs *FS) unlink(e *entry) error {
 		return err
 	}
 	if n := e.node; n != nil {
-		fs.orphan(n)
+		fs.nodes.Orphan(n)
 		return nil
 	}
 	if e.isDir() {
@@ -235,7 +232,7 @@ func (fs *FS) setEntry(name string, change func(*entry)) error {
 		return err
 	}
 	change(e)
-	if n := e.node; n != nil && n.dirty {
+	if n := e.node; n != nil && n.Dirty() {
 		return fs.commit(n)
 	}
 	return e.dir.update(e)

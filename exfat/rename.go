@@ -99,7 +99,7 @@ func (fs *FS) rename(oldpath, newpath string) error {
 		if n := de.node; n != nil {
 			detached := *de
 			n.ent = &detached
-			fs.orphan(n)
+			fs.nodes.Orphan(n)
 		} else if de.start != 0 {
 			cs := int64(fs.g.clusterSize)
 			if replaced, _, err = fs.loadChain(de.start, (int64(de.size)+cs-1)/cs, de.noFatChain()); err != nil {

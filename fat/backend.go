@@ -40,10 +40,11 @@ func (b *backend) DirInfo(d *dirCache) iofs.FileInfo {
 }
 
 // The directory tree, for fatcore.OpenFile.
-func (b *backend) Root() *dirCache                              { return b.root }
-func (b *backend) IsDir(e *entry) bool                          { return e.isDir() }
-func (b *backend) ReadOnly(e *entry) bool                       { return e.attr&AttrReadOnly != 0 }
-func (b *backend) OpenNode(e *entry, trunc bool) (*node, error) { return b.fs().openExisting(e, trunc) }
+func (b *backend) Root() *dirCache                  { return b.root }
+func (b *backend) IsDir(e *entry) bool              { return e.isDir() }
+func (b *backend) ReadOnly(e *entry) bool           { return e.attr&AttrReadOnly != 0 }
+func (b *backend) OpenNode(e *entry) (*node, error) { return b.fs().openNode(e) }
+func (b *backend) Hold(n *node)                     { b.nodes.Hold(n) }
 func (b *backend) OpenDir(parent *dirCache, e *entry) (*dirCache, error) {
 	return b.fs().openDir(parent, e)
 }

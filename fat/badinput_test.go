@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/cryptvol/cryptvol/internal/fattest"
@@ -45,29 +44,16 @@ func setFAT(m *memDev, g *geometry, c, v uint32) {
 
 func expectCorrupt(t *testing.T, what string, err error) {
 	t.Helper()
-	if !errors.Is(err, ErrCorrupt) {
-		t.Errorf("%s: got %v, want an error wrapping ErrCorrupt", what, err)
-	} else {
-		t.Logf("%s: %v", what, err)
-	}
+	fattest.ExpectCorrupt(t, ErrCorrupt, what, err)
 }
+
+func badEntries(r *CheckReport) int { return len(r.BadEntries) }
 
 func TestLoopingChain(t *testing.T) {
 	m, g, start, _ := badImage(t)
 	setFAT(m, g, start+10, start) // the 11th cluster points back to the first
 	fs := mustOpen(t, m, int64(len(m.Data)))
-	_, err := fs.ReadFile("/dir/file.bin")
-	expectCorrupt(t, "read", err)
-	_, err = fs.OpenFile("/dir/file.bin", os.O_RDWR, 0)
-	expectCorrupt(t, "open for writing", err)
-	expectCorrupt(t, "remove", fs.Remove("/dir/file.bin"))
-	if b := mustRead(t, fs, "/ok.txt"); string(b) != "fine" {
-		t.Error("other file damaged")
-	}
-	r, err := fs.Check(false)
-	if err != nil || len(r.BadEntries) == 0 {
-		t.Errorf("Check: %v %s", err, r)
-	}
+	fattest.RefusesDamagedFile(t, fs, "/dir/file.bin", ErrCorrupt, badEntries)
 }
 
 func TestChainOutOfRange(t *testing.T) {
@@ -108,17 +94,7 @@ func TestGarbageDirectory(t *testing.T) {
 		m.Data[off+i] = byte(r.Uint32()) | 1 // never a 0x00 end marker
 	}
 	fs := mustOpen(t, m, int64(len(m.Data)))
-	_, err := fs.ReadDir("/dir")
-	expectCorrupt(t, "readdir", err)
-	expectCorrupt(t, "create in it", fs.WriteFile("/dir/new.txt", []byte("x"), 0o644))
-	expectCorrupt(t, "mkdir in it", fs.Mkdir("/dir/sub"))
-	if b := mustRead(t, fs, "/ok.txt"); string(b) != "fine" {
-		t.Error("other file damaged")
-	}
-	rep, err := fs.Check(false)
-	if err != nil || len(rep.BadEntries) == 0 {
-		t.Errorf("Check: %v %s", err, rep)
-	}
+	fattest.RefusesDamagedDir(t, fs, "/dir", ErrCorrupt, badEntries)
 }
 
 func TestBadBootSectors(t *testing.T) {

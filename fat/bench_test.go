@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/cryptvol/cryptvol/internal/fattest"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -15,74 +14,9 @@ import (
 // reports the ratio of the two times as "x-plain-dir" (the requirement is
 // at most 3).
 func BenchmarkSmallFiles(b *testing.B) {
-	files := fattest.SmallFiles()
-	var total int64
-	for _, f := range files {
-		total += int64(len(f))
-	}
-	const size = 512 << 20
-	var fatTime, plainTime time.Duration
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		dir := b.TempDir()
-		img, err := os.Create(filepath.Join(dir, "vol.img"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		img.Truncate(size)
-		if err := Format(img, size, FormatOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		plain := filepath.Join(dir, "plain")
-		os.Mkdir(plain, 0o755)
-		b.StartTimer()
-
-		start := time.Now()
-		fs, err := Open(fattest.PlainFile{F: img}, size)
-		if err != nil {
-			b.Fatal(err)
-		}
-		fs.Mkdir("/data")
-		for j, data := range files {
-			if err := fs.WriteFile(fmt.Sprintf("/data/file%04d.bin", j), data, 0o644); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := fs.Close(); err != nil {
-			b.Fatal(err)
-		}
-		fs, err = Open(fattest.PlainFile{F: img}, size)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for j, data := range files {
-			got, err := fs.ReadFile(fmt.Sprintf("/data/file%04d.bin", j))
-			if err != nil || len(got) != len(data) {
-				b.Fatal(err)
-			}
-		}
-		fs.Close()
-		fatTime += time.Since(start)
-
-		start = time.Now()
-		for j, data := range files {
-			if err := os.WriteFile(filepath.Join(plain, fmt.Sprintf("file%04d.bin", j)), data, 0o644); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for j, data := range files {
-			got, err := os.ReadFile(filepath.Join(plain, fmt.Sprintf("file%04d.bin", j)))
-			if err != nil || len(got) != len(data) {
-				b.Fatal(err)
-			}
-		}
-		plainTime += time.Since(start)
-		img.Close()
-	}
-	b.SetBytes(2 * total)
-	b.ReportMetric(float64(fatTime)/float64(plainTime), "x-plain-dir")
-	b.ReportMetric(float64(fatTime.Milliseconds())/float64(b.N), "fat-ms/op")
-	b.ReportMetric(float64(plainTime.Milliseconds())/float64(b.N), "plain-ms/op")
+	fattest.BenchSmallFiles(b, "fat", 512<<20, func(img *os.File, size int64) error {
+		return Format(img, size, FormatOptions{})
+	}, Open, nil)
 }
 
 // BenchmarkSequential writes and reads one 64 MiB file in 1 MiB calls, on

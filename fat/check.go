@@ -384,7 +384,7 @@ func (c *checker) run() error {
 
 	// Removed files still open own their clusters until closed; so does a
 	// truncated file's previous chain until its next commit.
-	for n := range fs.orphans {
+	for n := range fs.nodes.Orphans() {
 		for _, start := range []uint32{n.ch.First(), n.oldStart} {
 			if start != 0 {
 				o := c.newOwner(owner{label: "(removed, still open)", start: start})

@@ -29,6 +29,8 @@ type Options struct {
 // FS is an open FAT filesystem. All methods are safe for concurrent use;
 // they are serialised by one lock.
 type FS struct {
+	paths // Open, Create, OpenFile, ReadFile, WriteFile, MkdirAll, IOFS
+
 	mu   sync.Mutex
 	dev  io.ReaderAt
 	w    io.WriterAt // nil when read-only
@@ -39,13 +41,11 @@ type FS struct {
 	root *dirCache
 	dirs map[uint32]*dirCache // directories by first cluster
 
-	dirty     map[*node]struct{} // open files with uncommitted changes
-	openNodes int                // files with open handles
-	orphans   map[*node]struct{} // removed files still open
-	infoStale bool               // FSInfo on disk is unknown or wrong
-	modified  bool               // something was written since Open
-	fsInfoOK  bool               // the FSInfo sector exists and is valid
-	err       error              // first write error: the filesystem is then fail-stop
+	nodes     fatcore.Nodes[*node] // open files: handles, uncommitted changes, removed while open
+	infoStale bool                 // FSInfo on disk is unknown or wrong
+	modified  bool                 // something was written since Open
+	fsInfoOK  bool                 // the FSInfo sector exists and is valid
+	err       error                // first write error: the filesystem is then fail-stop
 	closed    bool
 	zero      []byte
 
@@ -86,14 +86,14 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 		return nil, err
 	}
 	fs := &FS{
-		dev:     dev,
-		g:       g,
-		loc:     opts.Location,
-		now:     opts.Now,
-		dirs:    make(map[uint32]*dirCache),
-		dirty:   make(map[*node]struct{}),
-		orphans: make(map[*node]struct{}),
+		dev:   dev,
+		g:     g,
+		loc:   opts.Location,
+		now:   opts.Now,
+		dirs:  make(map[uint32]*dirCache),
+		nodes: fatcore.NewNodes[*node](),
 	}
+	fs.paths = fatcore.NewPaths(fs.files(), fs)
 	if fs.loc == nil {
 		fs.loc = time.Local
 	}
@@ -413,7 +413,7 @@ func (fs *FS) sync() error {
 	if fs.w == nil {
 		return nil
 	}
-	for n := range fs.dirty {
+	for n := range fs.nodes.DirtyNodes() {
 		if err := fs.commit(n); err != nil {
 			return err
 		}
@@ -433,7 +433,7 @@ func (fs *FS) sync() error {
 		}
 		fs.infoStale = false
 	}
-	if fs.openNodes == 0 && len(fs.orphans) == 0 {
+	if !fs.nodes.Busy() {
 		if err := fs.markVolumeClean(); err != nil {
 			return err
 		}
@@ -453,16 +453,16 @@ func (fs *FS) Close() error {
 		return errClosed
 	}
 	err := fs.sync()
-	if err == nil && fs.w != nil && (fs.openNodes > 0 || len(fs.orphans) > 0) {
+	if err == nil && fs.w != nil && fs.nodes.Busy() {
 		// The handles die with the filesystem: removed files give their
 		// clusters back, and the volume is then consistent.
-		for n := range fs.orphans {
+		for n := range fs.nodes.Orphans() {
 			for _, c := range []uint32{n.ch.First(), n.oldStart} {
 				if c != 0 {
 					fs.freeChain(c)
 				}
 			}
-			delete(fs.orphans, n)
+			fs.nodes.Forget(n)
 		}
 		if err = fs.flushFAT(); err == nil {
 			err = fs.markVolumeClean()

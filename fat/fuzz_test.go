@@ -1,7 +1,7 @@
 package fat
 
 import (
-	"errors"
+	"github.com/cryptvol/cryptvol/internal/fattest"
 	"testing"
 )
 
@@ -42,18 +42,6 @@ func FuzzOpen(f *testing.F) {
 	f.Add(fuzzSeed(f, FAT32, 512))
 	f.Add([]byte{0xEB, 0x3C, 0x90})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > fuzzDevSize {
-			data = data[:fuzzDevSize]
-		}
-		m := newMemDev(t, fuzzDevSize)
-		copy(m.Data, data)
-		fs, err := Open(m, fuzzDevSize)
-		if err != nil {
-			if !errors.Is(err, ErrNotFAT) && !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("Open error wraps neither ErrNotFAT nor ErrCorrupt: %v", err)
-			}
-			return
-		}
-		exercise(t, fs)
+		fattest.FuzzOpen[*File, *FileInfo, *CheckReport, Statfs](t, fuzzDevSize, data, Open, ErrNotFAT, ErrCorrupt)
 	})
 }

@@ -1,6 +1,10 @@
 package fat
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
+)
 
 // node is the state shared by all open handles of one file: its cluster
 // chain and what still has to reach the disk.
@@ -13,13 +17,11 @@ import "fmt"
 //     and time, in one sector write; then, if the file was truncated to
 //     zero and rewritten, the old chain is freed.
 type node struct {
-	ent       *entry
-	ch        chain
-	diskStart uint32 // first cluster as the directory entry on disk has it
-	oldStart  uint32 // chain to free once the entry no longer points to it
-	refs      int
-	dirty     bool // the entry on disk is stale
-	removed   bool // the entry is gone; free the chain at the last close
+	ent         *entry
+	ch          chain
+	diskStart   uint32 // first cluster as the directory entry on disk has it
+	oldStart    uint32 // chain to free once the entry no longer points to it
+	fatcore.Ref        // handles, stale entry, removed
 }
 
 // openNode returns the shared node of file entry e, loading and checking
@@ -44,20 +46,14 @@ func (fs *FS) openNode(e *entry) (*node, error) {
 	return n, nil
 }
 
-func (fs *FS) markDirty(n *node) {
-	n.dirty = true
-	fs.dirty[n] = struct{}{}
-}
-
 // commit writes n's pending changes: FAT first, then the directory entry,
 // then frees a chain the entry no longer refers to.
 func (fs *FS) commit(n *node) error {
-	if !n.dirty {
+	if !n.Dirty() {
 		return nil
 	}
-	if n.removed {
-		n.dirty = false
-		delete(fs.dirty, n)
+	if n.Removed() {
+		fs.nodes.Clean(n)
 		return nil
 	}
 	if err := fs.flushFAT(); err != nil {
@@ -76,39 +72,20 @@ func (fs *FS) commit(n *node) error {
 			return err
 		}
 	}
-	n.dirty = false
-	delete(fs.dirty, n)
+	fs.nodes.Clean(n)
 	return nil
-}
-
-// orphan marks an open node whose entry is gone: its clusters stay in use
-// until the last handle closes (and show as lost clusters on disk until
-// then, or after a crash).
-func (fs *FS) orphan(n *node) {
-	n.removed = true
-	fs.orphans[n] = struct{}{}
-}
-
-// hold adds a reference.
-func (fs *FS) hold(n *node) {
-	if n.refs == 0 {
-		fs.openNodes++
-	}
-	n.refs++
 }
 
 // release drops one reference; the last one of a removed file frees its
 // clusters.
 func (fs *FS) release(n *node) error {
-	n.refs--
-	if n.refs > 0 {
+	if !fs.nodes.Drop(n) {
 		return nil
 	}
-	fs.openNodes--
 	if n.ent != nil && n.ent.node == n {
 		n.ent.node = nil
 	}
-	if !n.removed {
+	if !n.Removed() {
 		return nil
 	}
 	if c := n.ch.First(); c != 0 {
@@ -118,8 +95,7 @@ func (fs *FS) release(n *node) error {
 		fs.freeChain(n.oldStart)
 		n.oldStart = 0
 	}
-	delete(fs.dirty, n)
-	delete(fs.orphans, n)
+	fs.nodes.Forget(n)
 	return fs.flushFAT()
 }
 
@@ -145,40 +121,12 @@ func (fs *FS) grow(n *node, clusters uint32) error {
 // writeData writes p at byte offset off of n's chain, which must already
 // be long enough.
 func (fs *FS) writeData(n *node, p []byte, off int64) error {
-	cs := int64(fs.g.clusterSize)
-	for len(p) > 0 {
-		c, contig := n.ch.At(uint32(off / cs))
-		within := off % cs
-		k := int64(contig)*cs - within
-		if k > int64(len(p)) {
-			k = int64(len(p))
-		}
-		if err := fs.writeAt(p[:k], fs.g.clusterOffset(c)+within); err != nil {
-			return err
-		}
-		p = p[k:]
-		off += k
-	}
-	return nil
+	return n.ch.Pieces(p, off, int64(fs.g.clusterSize), fs.g.clusterOffset, fs.writeAt)
 }
 
 // readData reads len(p) bytes at offset off of n's chain.
 func (fs *FS) readData(n *node, p []byte, off int64) error {
-	cs := int64(fs.g.clusterSize)
-	for len(p) > 0 {
-		c, contig := n.ch.At(uint32(off / cs))
-		within := off % cs
-		k := int64(contig)*cs - within
-		if k > int64(len(p)) {
-			k = int64(len(p))
-		}
-		if err := fs.readAt(p[:k], fs.g.clusterOffset(c)+within); err != nil {
-			return err
-		}
-		p = p[k:]
-		off += k
-	}
-	return nil
+	return n.ch.Pieces(p, off, int64(fs.g.clusterSize), fs.g.clusterOffset, fs.readAt)
 }
 
 // zeroFill writes zeros over bytes from..to-1 of n (allocated already).
@@ -224,7 +172,7 @@ func (fs *FS) writeAtNode(n *node, p []byte, off int64) error {
 	}
 	n.ent.setModified(fs.now(), fs.loc)
 	n.ent.attr |= AttrArchive
-	fs.markDirty(n)
+	fs.nodes.MarkDirty(n)
 	return nil
 }
 
@@ -274,7 +222,7 @@ func (fs *FS) truncate(n *node, size int64) error {
 		// merely longer than its file.
 		n.ent.size = uint32(size)
 		n.ent.setModified(fs.now(), fs.loc)
-		fs.markDirty(n)
+		fs.nodes.MarkDirty(n)
 		if err := fs.commit(n); err != nil {
 			return err
 		}
@@ -292,6 +240,6 @@ func (fs *FS) truncate(n *node, size int64) error {
 	}
 	n.ent.setModified(fs.now(), fs.loc)
 	n.ent.attr |= AttrArchive
-	fs.markDirty(n)
+	fs.nodes.MarkDirty(n)
 	return nil
 }

@@ -94,9 +94,6 @@ func (fs *FS) mkdir(name string) error {
 	return nil
 }
 
-// MkdirAll creates a directory and any missing parents.
-func (fs *FS) MkdirAll(name string) error { return fatcore.MkdirAll(fs, name, ErrNotDir) }
-
 // Remove removes a file or an empty directory. The directory entry is
 // erased first, then the clusters are freed, so a crash in between leaves
 // only lost clusters. A file that is still open keeps its clusters (and
@@ -158,7 +155,7 @@ func (fs *FS) unlink(e *entry) error {
 		return err
 	}
 	if n := e.node; n != nil {
-		fs.orphan(n)
+		fs.nodes.Orphan(n)
 		return nil
 	}
 	if e.isDir() {
@@ -250,7 +247,7 @@ func (fs *FS) setEntry(name string, change func(*entry)) error {
 		return err
 	}
 	change(e)
-	if n := e.node; n != nil && n.dirty {
+	if n := e.node; n != nil && n.Dirty() {
 		return fs.commit(n)
 	}
 	return e.dir.update(e)

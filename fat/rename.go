@@ -204,7 +204,7 @@ func (fs *FS) replaceEntry(src *dirCache, e *entry, dst *dirCache, de *entry, na
 		// old clusters until their last Close.
 		detached := *de
 		n.ent = &detached
-		fs.orphan(n)
+		fs.nodes.Orphan(n)
 		oldDest = 0
 	}
 	destWasDir := de.isDir()

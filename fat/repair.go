@@ -14,8 +14,8 @@ func (fs *FS) check(level repairLevel) (rep *CheckReport, err error) {
 		if err := fs.canWrite(); err != nil {
 			return nil, err
 		}
-		if fs.openNodes > 0 {
-			return nil, fmt.Errorf("fat: check: close the %d open files before repairing", fs.openNodes)
+		if fs.nodes.Open() > 0 {
+			return nil, fmt.Errorf("fat: check: close the %d open files before repairing", fs.nodes.Open())
 		}
 	}
 	if fs.w != nil && fs.err == nil {

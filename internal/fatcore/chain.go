@@ -90,3 +90,23 @@ func (ch *Chain) Truncate(n uint32) {
 func (ch Chain) Clone() Chain {
 	return Chain{Runs: append([]Run(nil), ch.Runs...), N: ch.N}
 }
+
+// Pieces splits the bytes off..off+len(p) of the chain's content into
+// the stretches that lie contiguous on the device and calls do with each
+// part of p and its device offset: a file's read or write is one device
+// call per run it touches. clusterSize is the volume's; clusterOffset
+// maps a cluster number to its device offset. The chain must be long
+// enough.
+func (ch *Chain) Pieces(p []byte, off, clusterSize int64, clusterOffset func(uint32) int64, do func(p []byte, devOff int64) error) error {
+	for len(p) > 0 {
+		c, contig := ch.At(uint32(off / clusterSize))
+		within := off % clusterSize
+		k := min(int64(contig)*clusterSize-within, int64(len(p)))
+		if err := do(p[:k], clusterOffset(c)+within); err != nil {
+			return err
+		}
+		p = p[k:]
+		off += k
+	}
+	return nil
+}

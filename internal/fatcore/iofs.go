@@ -1,71 +1,84 @@
 package fatcore
 
 import (
+	"errors"
 	"io"
 	iofs "io/fs"
 	"os"
+	"strings"
 )
 
-// Tree is the path API of a filesystem package (FS.OpenFile, FS.ReadDir,
-// FS.Stat), which its *FS provides as it is. I is its *FileInfo.
-type Tree[N, D any, I iofs.FileInfo] interface {
-	OpenFile(name string, flag int, perm iofs.FileMode) (*File[N, D], error)
-	ReadDir(name string) ([]iofs.DirEntry, error)
+// pathFS is the part of a package's FS that Paths builds on besides
+// OpenFile: its Stat (I is its *FileInfo), ReadDir and Mkdir.
+type pathFS[I iofs.FileInfo] interface {
 	Stat(name string) (I, error)
+	ReadDir(name string) ([]iofs.DirEntry, error)
+	Mkdir(name string) error
 }
 
-// IOFS returns a read-only io/fs view of t (fs.FS, fs.ReadDirFS,
-// fs.StatFS and fs.ReadFileFS).
-func IOFS[N, D any, I iofs.FileInfo](t Tree[N, D, I]) iofs.FS { return ioFS[N, D, I]{t} }
+// Paths is the part of the FS API that fat and exfat write alike over
+// OpenFile: Open, Create, OpenFile, ReadFile, WriteFile, MkdirAll and the
+// io/fs view. Each package's FS embeds it (under an unexported alias, so
+// only these methods show) and sets it with NewPaths when it opens.
+type Paths[N, D, E comparable, I iofs.FileInfo] struct {
+	o  Opener[N, D, E]
+	fs pathFS[I]
+}
 
-type ioFS[N, D any, I iofs.FileInfo] struct{ t Tree[N, D, I] }
+// NewPaths returns the Paths of a filesystem: o is its backend, fs the
+// FS itself.
+func NewPaths[N, D, E comparable, I iofs.FileInfo](o Opener[N, D, E], fs pathFS[I]) Paths[N, D, E, I] {
+	return Paths[N, D, E, I]{o: o, fs: fs}
+}
 
-func validPath(op, name string) error {
-	if !iofs.ValidPath(name) {
-		return &iofs.PathError{Op: op, Path: name, Err: iofs.ErrInvalid}
+// Open opens a file or directory for reading.
+func (p Paths[N, D, E, I]) Open(name string) (*File[N, D], error) {
+	return p.OpenFile(name, os.O_RDONLY, 0)
+}
+
+// Create creates or truncates a file and opens it read-write.
+func (p Paths[N, D, E, I]) Create(name string) (*File[N, D], error) {
+	return p.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+}
+
+// OpenFile opens a file with the os package's flags (O_RDONLY, O_WRONLY,
+// O_RDWR, O_APPEND, O_CREATE, O_EXCL, O_TRUNC). A new file whose perm has
+// no write bit gets the read-only attribute. Directories open only with
+// O_RDONLY.
+func (p Paths[N, D, E, I]) OpenFile(name string, flag int, perm iofs.FileMode) (*File[N, D], error) {
+	p.o.Lock()
+	defer p.o.Unlock()
+	return OpenFile(p.o, name, flag, perm)
+}
+
+// MkdirAll creates a directory and any missing parents.
+func (p Paths[N, D, E, I]) MkdirAll(name string) error {
+	parts := SplitPath(name)
+	for i := 1; i <= len(parts); i++ {
+		dir := "/" + strings.Join(parts[:i], "/")
+		fi, err := p.fs.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return PathErr("mkdir", dir, p.o.ErrNotDir())
+			}
+			continue
+		}
+		if err := p.fs.Mkdir(dir); err != nil && !errors.Is(err, iofs.ErrExist) {
+			return err
+		}
 	}
 	return nil
 }
 
-func (f ioFS[N, D, I]) Open(name string) (iofs.File, error) {
-	if err := validPath("open", name); err != nil {
-		return nil, err
-	}
-	file, err := f.t.OpenFile(name, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err // not a nil *File in an interface
-	}
-	return file, nil
-}
+// IOFS returns a read-only io/fs view of the filesystem (fs.FS,
+// fs.ReadDirFS, fs.StatFS and fs.ReadFileFS), for fs.WalkDir, fs.Glob,
+// http.FS, testing/fstest and the like. Paths follow io/fs rules: no
+// leading slash, "." for the root.
+func (p Paths[N, D, E, I]) IOFS() iofs.FS { return ioFS[N, D, E, I]{p} }
 
-func (f ioFS[N, D, I]) ReadDir(name string) ([]iofs.DirEntry, error) {
-	if err := validPath("readdir", name); err != nil {
-		return nil, err
-	}
-	return f.t.ReadDir(name)
-}
-
-func (f ioFS[N, D, I]) Stat(name string) (iofs.FileInfo, error) {
-	if err := validPath("stat", name); err != nil {
-		return nil, err
-	}
-	fi, err := f.t.Stat(name)
-	if err != nil {
-		return nil, err // not a nil *FileInfo in an interface
-	}
-	return fi, nil
-}
-
-func (f ioFS[N, D, I]) ReadFile(name string) ([]byte, error) {
-	if err := validPath("readfile", name); err != nil {
-		return nil, err
-	}
-	return ReadFile(f.t, name)
-}
-
-// ReadFile reads a whole file of t.
-func ReadFile[N, D any, I iofs.FileInfo](t Tree[N, D, I], name string) ([]byte, error) {
-	f, err := t.OpenFile(name, os.O_RDONLY, 0)
+// ReadFile reads a whole file.
+func (p Paths[N, D, E, I]) ReadFile(name string) ([]byte, error) {
+	f, err := p.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +88,7 @@ func ReadFile[N, D any, I iofs.FileInfo](t Tree[N, D, I], name string) ([]byte, 
 		return nil, err
 	}
 	if fi.IsDir() {
-		return nil, PathErr("read", name, f.b.ErrIsDir())
+		return nil, PathErr("read", name, p.o.ErrIsDir())
 	}
 	b := make([]byte, fi.Size())
 	n, err := f.ReadAt(b, 0)
@@ -85,10 +98,13 @@ func ReadFile[N, D any, I iofs.FileInfo](t Tree[N, D, I], name string) ([]byte, 
 	return b[:n], err
 }
 
-// WriteFile creates or replaces a file of t with data: open with
-// O_TRUNC, one Write, Close (which commits it).
-func WriteFile[N, D any, I iofs.FileInfo](t Tree[N, D, I], name string, data []byte, perm iofs.FileMode) error {
-	f, err := t.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+// WriteFile creates or replaces a file with data (open with O_TRUNC, one
+// Write, Close, which commits it). A new file's content appears at once:
+// its directory entry is written only after the data and the allocation.
+// An existing file keeps its old content on disk until the new content is
+// complete (see File.Truncate).
+func (p Paths[N, D, E, I]) WriteFile(name string, data []byte, perm iofs.FileMode) error {
+	f, err := p.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err
 	}
@@ -97,4 +113,49 @@ func WriteFile[N, D any, I iofs.FileInfo](t Tree[N, D, I], name string, data []b
 		return err
 	}
 	return f.Close()
+}
+
+type ioFS[N, D, E comparable, I iofs.FileInfo] struct{ p Paths[N, D, E, I] }
+
+func validPath(op, name string) error {
+	if !iofs.ValidPath(name) {
+		return &iofs.PathError{Op: op, Path: name, Err: iofs.ErrInvalid}
+	}
+	return nil
+}
+
+func (f ioFS[N, D, E, I]) Open(name string) (iofs.File, error) {
+	if err := validPath("open", name); err != nil {
+		return nil, err
+	}
+	file, err := f.p.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err // not a nil *File in an interface
+	}
+	return file, nil
+}
+
+func (f ioFS[N, D, E, I]) ReadDir(name string) ([]iofs.DirEntry, error) {
+	if err := validPath("readdir", name); err != nil {
+		return nil, err
+	}
+	return f.p.fs.ReadDir(name)
+}
+
+func (f ioFS[N, D, E, I]) Stat(name string) (iofs.FileInfo, error) {
+	if err := validPath("stat", name); err != nil {
+		return nil, err
+	}
+	fi, err := f.p.fs.Stat(name)
+	if err != nil {
+		return nil, err // not a nil *FileInfo in an interface
+	}
+	return fi, nil
+}
+
+func (f ioFS[N, D, E, I]) ReadFile(name string) ([]byte, error) {
+	if err := validPath("readfile", name); err != nil {
+		return nil, err
+	}
+	return f.p.ReadFile(name)
 }

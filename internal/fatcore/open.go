@@ -18,12 +18,13 @@ type Opener[N, D, E comparable] interface {
 	ReadOnly(e E) bool
 	OpenDir(parent D, e E) (D, error)
 	// Create adds a new empty file base to parent (checking the name and
-	// the directory in the package's own order) and returns its node,
-	// held. A perm without write bits makes the file read-only.
+	// the directory in the package's own order) and returns its node. A
+	// perm without write bits makes the file read-only.
 	Create(parent D, base string, perm iofs.FileMode) (N, error)
-	// OpenNode returns e's node, held. trunc says its content is about to
-	// be dropped, which a package may need to check for first.
-	OpenNode(e E, trunc bool) (N, error)
+	// OpenNode returns e's node (loading it if no handle has it open).
+	OpenNode(e E) (N, error)
+	// Hold takes the reference an open File keeps (Release drops it).
+	Hold(n N)
 }
 
 // OpenFile is FS.OpenFile, called with the FS's lock held: the os flags
@@ -67,6 +68,7 @@ func openFile[N, D, E comparable](t Opener[N, D, E], name string, flag int, perm
 		if err != nil {
 			return nil, err
 		}
+		t.Hold(n)
 		return NewFile(t, n, name, flag), nil
 	}
 	if flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL {
@@ -87,12 +89,15 @@ func openFile[N, D, E comparable](t Opener[N, D, E], name string, flag int, perm
 		return nil, iofs.ErrPermission
 	}
 	trunc := flag&os.O_TRUNC != 0 && writes
-	n, err := t.OpenNode(e, trunc)
+	n, err := t.OpenNode(e)
 	if err != nil {
 		return nil, err
 	}
+	t.Hold(n)
 	f := NewFile(t, n, name, flag)
 	if trunc {
+		// The package's truncate runs its cross-link guard before it
+		// drops clusters; the failure releases the handle again.
 		if err := t.Truncate(n, 0); err != nil {
 			t.Release(n)
 			return nil, err

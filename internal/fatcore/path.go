@@ -65,32 +65,6 @@ func (t Dirs[D, E]) Resolve(name string) (parent D, e E, base string, err error)
 	return parent, t.Lookup(parent, base), base, nil
 }
 
-// mkdirTree is the part of a package's FS that MkdirAll builds on.
-type mkdirTree[I iofs.FileInfo] interface {
-	Stat(name string) (I, error)
-	Mkdir(name string) error
-}
-
-// MkdirAll creates a directory and any missing parents through t's own
-// Stat and Mkdir; notDir is the package's ErrNotDir.
-func MkdirAll[I iofs.FileInfo](t mkdirTree[I], name string, notDir error) error {
-	parts := SplitPath(name)
-	for i := 1; i <= len(parts); i++ {
-		p := "/" + strings.Join(parts[:i], "/")
-		fi, err := t.Stat(p)
-		if err == nil {
-			if !fi.IsDir() {
-				return PathErr("mkdir", p, notDir)
-			}
-			continue
-		}
-		if err := t.Mkdir(p); err != nil && !errors.Is(err, iofs.ErrExist) {
-			return err
-		}
-	}
-	return nil
-}
-
 // RemoveAll is the frame of FS.RemoveAll, run under the FS's lock: a
 // missing name is not an error, the root cannot go, and removeTree takes
 // the rest.

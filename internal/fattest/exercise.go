@@ -1,6 +1,8 @@
 package fattest
 
 import (
+	"errors"
+	"io"
 	iofs "io/fs"
 	"testing"
 )
@@ -67,4 +69,25 @@ func Exercise[F exerciseFile, I any, R any, S any](t testing.TB, fs ExerciseFS[F
 	fs.RemoveAll("/fuzz dir")
 	fs.Check(true)
 	fs.Close()
+}
+
+// FuzzOpen is the body of the packages' FuzzOpen: data (cut to size)
+// laid over a device of size zero bytes, opened with open; an Open error
+// must wrap one of wants, and whatever Open accepts is Exercised.
+func FuzzOpen[F exerciseFile, I any, R any, S any, V ExerciseFS[F, I, R, S]](t *testing.T, size int64, data []byte, open func(dev io.ReaderAt, size int64) (V, error), wants ...error) {
+	if int64(len(data)) > size {
+		data = data[:size]
+	}
+	m := NewMemDev(t, size)
+	copy(m.Data, data)
+	fs, err := open(m, size)
+	if err != nil {
+		for _, want := range wants {
+			if errors.Is(err, want) {
+				return
+			}
+		}
+		t.Fatalf("Open error wraps none of %v: %v", wants, err)
+	}
+	Exercise[F, I, R, S](t, fs)
 }

@@ -1,0 +1,107 @@
+package fatcore
+
+import (
+	"iter"
+	"maps"
+)
+
+// Ref is the bookkeeping every open file's node carries in fat and exfat
+// alike; each package's node embeds it and Nodes keeps it.
+type Ref struct {
+	refs    int  // open handles
+	dirty   bool // the entry on disk is stale
+	removed bool // the entry is gone; the clusters go at the last close
+}
+
+func (r *Ref) ref() *Ref { return r }
+
+// Dirty reports whether the node has changes its entry on disk lacks.
+func (r *Ref) Dirty() bool { return r.dirty }
+
+// Removed reports whether the node's entry is gone while handles remain.
+func (r *Ref) Removed() bool { return r.removed }
+
+// node is a package's *node: comparable, with a Ref embedded.
+type node interface {
+	comparable
+	ref() *Ref
+}
+
+// Nodes is a filesystem's set of open files: how many have handles,
+// which have changes still to commit, and which were removed while open
+// (their clusters stay in use until the last handle closes, and show as
+// lost clusters on disk until then, or after a crash).
+type Nodes[N node] struct {
+	open    int
+	dirty   map[N]struct{}
+	orphans map[N]struct{}
+}
+
+// NewNodes returns an empty set.
+func NewNodes[N node]() Nodes[N] {
+	return Nodes[N]{dirty: make(map[N]struct{}), orphans: make(map[N]struct{})}
+}
+
+// MarkDirty notes that n's entry on disk is stale.
+func (s *Nodes[N]) MarkDirty(n N) {
+	n.ref().dirty = true
+	s.dirty[n] = struct{}{}
+}
+
+// Clean notes that n's entry on disk is current (or gone).
+func (s *Nodes[N]) Clean(n N) {
+	n.ref().dirty = false
+	delete(s.dirty, n)
+}
+
+// Orphan marks an open node whose entry is gone.
+func (s *Nodes[N]) Orphan(n N) {
+	n.ref().removed = true
+	s.orphans[n] = struct{}{}
+}
+
+// Hold adds a reference.
+func (s *Nodes[N]) Hold(n N) {
+	r := n.ref()
+	if r.refs == 0 {
+		s.open++
+	}
+	r.refs++
+}
+
+// Drop drops one reference and reports whether it was the last: the
+// package then detaches n from its entry and, if n was removed, frees its
+// clusters and Forgets it.
+func (s *Nodes[N]) Drop(n N) (last bool) {
+	r := n.ref()
+	r.refs--
+	if r.refs > 0 {
+		return false
+	}
+	s.open--
+	return true
+}
+
+// Forget takes a removed node whose clusters were freed out of the set.
+func (s *Nodes[N]) Forget(n N) {
+	delete(s.dirty, n)
+	delete(s.orphans, n)
+}
+
+// Open is the number of files with open handles.
+func (s *Nodes[N]) Open() int { return s.open }
+
+// Busy reports whether any file is open or any removed file still holds
+// its clusters.
+func (s *Nodes[N]) Busy() bool { return s.open > 0 || len(s.orphans) > 0 }
+
+// AnyDirty reports whether some file has changes still to commit.
+func (s *Nodes[N]) AnyDirty() bool { return len(s.dirty) > 0 }
+
+// DirtyNodes ranges over the files with changes still to commit; the loop
+// may commit (and so Clean) them.
+func (s *Nodes[N]) DirtyNodes() iter.Seq[N] { return maps.Keys(s.dirty) }
+
+// Orphans ranges over the removed files still open; the loop may Forget
+// them.
+func (s *Nodes[N]) Orphans() iter.Seq[N] { return maps.Keys(s.orphans) }
