@@ -2,8 +2,8 @@ package exfat
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
+	"github.com/cryptvol/cryptvol/internal/fattest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,21 +19,6 @@ import (
 // that Check finds nothing worse than lost clusters (or what the operation
 // is documented to leave for a moment), and that after Check(true)
 // fsck.exfat -n finds the volume clean.
-
-var errCrashed = errors.New("simulated crash")
-
-type crashDev struct {
-	*memDev
-	writes, limit int
-}
-
-func (c *crashDev) WriteAt(p []byte, off int64) (int, error) {
-	if c.writes >= c.limit {
-		return 0, errCrashed
-	}
-	c.writes++
-	return c.memDev.WriteAt(p, off)
-}
 
 type crashOp struct {
 	name  string
@@ -103,20 +88,6 @@ func preexisting(t *testing.T, size int64, cluster int) (*memDev, map[string][]b
 	return dev, files
 }
 
-func oneOf(t *testing.T, fs *FS, p string, states ...[]byte) {
-	t.Helper()
-	got, err := fs.ReadFile(p)
-	for _, s := range states {
-		if s == nil && errors.Is(err, os.ErrNotExist) {
-			return
-		}
-		if s != nil && err == nil && bytes.Equal(got, s) {
-			return
-		}
-	}
-	t.Errorf("%s is in neither the old nor the new state (err %v, %d bytes)", p, err, len(got))
-}
-
 func appendOp(name, p string, data []byte, long bool) crashOp {
 	return crashOp{name: name, longChains: long, touched: []string{p}, run: func(fs *FS) error {
 		f, err := fs.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
@@ -128,7 +99,7 @@ func appendOp(name, p string, data []byte, long bool) crashOp {
 		}
 		return f.Close()
 	}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-		oneOf(t, fs, p, pre[p], append(append([]byte{}, pre[p]...), data...))
+		fattest.OneOf(t, fs, p, pre[p], append(append([]byte{}, pre[p]...), data...))
 	}}
 }
 
@@ -138,12 +109,12 @@ func crashOps() []crashOp {
 		{name: "put new file", run: func(fs *FS) error {
 			return fs.WriteFile("/dir/new file.bin", newData, 0o644)
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/dir/new file.bin", nil, newData)
+			fattest.OneOf(t, fs, "/dir/new file.bin", nil, newData)
 		}},
 		{name: "put with a name of 17 entries", longChains: true, run: func(fs *FS) error {
 			return fs.WriteFile("/dir/"+strings.Repeat("n", 240), newData[:5000], 0o644)
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/dir/"+strings.Repeat("n", 240), nil, newData[:5000])
+			fattest.OneOf(t, fs, "/dir/"+strings.Repeat("n", 240), nil, newData[:5000])
 		}},
 		{name: "put while another new file is open", run: func(fs *FS) error {
 			f, err := fs.Create("/dir/open.bin")
@@ -160,18 +131,18 @@ func crashOps() []crashOp {
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			// The open file's set went to disk with its neighbour's, as an
 			// empty file (doc.go says so).
-			oneOf(t, fs, "/dir/open.bin", nil, []byte{}, newData)
-			oneOf(t, fs, "/dir/other.bin", nil, newData[:7000])
+			fattest.OneOf(t, fs, "/dir/open.bin", nil, []byte{}, newData)
+			fattest.OneOf(t, fs, "/dir/other.bin", nil, newData[:7000])
 		}},
 		{name: "put into a full directory", longChains: true, run: func(fs *FS) error {
 			return fs.WriteFile("/full/one more with a long name.txt", newData[:3000], 0o644)
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/full/one more with a long name.txt", nil, newData[:3000])
+			fattest.OneOf(t, fs, "/full/one more with a long name.txt", nil, newData[:3000])
 		}},
 		{name: "put over an existing file", touched: []string{"/victim.txt"}, run: func(fs *FS) error {
 			return fs.WriteFile("/victim.txt", newData, 0o644)
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/victim.txt", pre["/victim.txt"], newData)
+			fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"], newData)
 		}},
 		appendOp("append contiguous", "/victim.txt", newData, false),
 		appendOp("append fragmented", "/fragmented.bin", newData, true),
@@ -186,18 +157,18 @@ func crashOps() []crashOp {
 			}
 			return f.Close()
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/fragmented.bin", pre["/fragmented.bin"], pre["/fragmented.bin"][:100])
+			fattest.OneOf(t, fs, "/fragmented.bin", pre["/fragmented.bin"], pre["/fragmented.bin"][:100])
 		}},
 		{name: "rm", touched: []string{"/victim.txt"}, run: func(fs *FS) error {
 			return fs.Remove("/victim.txt")
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/victim.txt", pre["/victim.txt"], nil)
+			fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"], nil)
 		}},
 		{name: "rm -r", touched: []string{"/tree/a/b.txt", "/tree/c.txt"}, run: func(fs *FS) error {
 			return fs.RemoveAll("/tree")
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/tree/a/b.txt", pre["/tree/a/b.txt"], nil)
-			oneOf(t, fs, "/tree/c.txt", pre["/tree/c.txt"], nil)
+			fattest.OneOf(t, fs, "/tree/a/b.txt", pre["/tree/a/b.txt"], nil)
+			fattest.OneOf(t, fs, "/tree/c.txt", pre["/tree/c.txt"], nil)
 		}},
 		{name: "mkdir", run: func(fs *FS) error {
 			return fs.MkdirAll("/new/dir/deep")
@@ -230,9 +201,9 @@ func crashOps() []crashOp {
 		{name: "rename over an existing file", crossLinks: true, touched: []string{"/victim.txt", "/other/to be replaced.txt"}, run: func(fs *FS) error {
 			return fs.Rename("/victim.txt", "/other/to be replaced.txt")
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/other/to be replaced.txt", pre["/other/to be replaced.txt"], pre["/victim.txt"])
+			fattest.OneOf(t, fs, "/other/to be replaced.txt", pre["/other/to be replaced.txt"], pre["/victim.txt"])
 			if b, _ := fs.ReadFile("/other/to be replaced.txt"); !bytes.Equal(b, pre["/victim.txt"]) {
-				oneOf(t, fs, "/victim.txt", pre["/victim.txt"])
+				fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"])
 			}
 		}},
 		{name: "rename a directory", crossLinks: true, touched: []string{"/tree/a/b.txt", "/tree/c.txt"}, run: func(fs *FS) error {
@@ -260,29 +231,12 @@ func TestCrashSafety(t *testing.T) {
 		base, pre := preexisting(t, c.size, c.cluster)
 		for _, op := range crashOps() {
 			t.Run(fmt.Sprintf("%d/%s", c.cluster, op.name), func(t *testing.T) {
-				probe := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(base.Data)}, limit: 1 << 30}
-				fs := mustOpen(t, probe, c.size)
-				if err := op.run(fs); err != nil {
-					t.Fatalf("undisturbed run: %v", err)
-				}
-				if err := fs.Close(); err != nil {
-					t.Fatal(err)
-				}
-				total := probe.writes
 				states := map[string]int{}
 				fsckStates := map[string]int{}
-				for k := 0; k <= total; k++ {
-					dev := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(base.Data)}, limit: k}
-					fs := mustOpen(t, dev, c.size)
-					err := op.run(fs)
-					if cerr := fs.Close(); err == nil {
-						err = cerr
-					}
-					if k < total && !errors.Is(err, errCrashed) {
-						t.Fatalf("k=%d: operation did not notice the crash: %v", k, err)
-					}
-					crashed := bytes.Clone(dev.Data)
-					after := &memDev{T: t, Data: dev.Data}
+				open := func(dev *fattest.CrashDev) *FS { return mustOpen(t, dev, c.size) }
+				total := fattest.CrashRuns(t, base.Data, 1, open, op.run, func(k, total int, data []byte) {
+					crashed := bytes.Clone(data)
+					after := &memDev{T: t, Data: data}
 					// As found: what the crash left, for Check to report.
 					fs2, err := OpenWithOptions(after, c.size, Options{NoRecovery: true})
 					if err != nil {
@@ -351,7 +305,7 @@ func TestCrashSafety(t *testing.T) {
 					if haveFsck {
 						fsckClean(t, saveImage(t, after))
 					}
-				}
+				})
 				t.Logf("%d writes; Check after a crash: %v", total, states)
 				if haveFsck {
 					t.Logf("fsck.exfat -n after a crash, before repair: %v", fsckStates)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/cryptvol/cryptvol/internal/fattest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,22 +41,6 @@ import (
 // the last): the full run is the native one.
 
 var crashLong = flag.Bool("fat.crashlong", false, "crash tests: crash the recovery too, after each of its writes, on every FAT type (slow)")
-
-var errCrashed = errors.New("simulated crash")
-
-// crashDev drops every write after the first limit ones.
-type crashDev struct {
-	*memDev
-	writes, limit int
-}
-
-func (c *crashDev) WriteAt(p []byte, off int64) (int, error) {
-	if c.writes >= c.limit {
-		return 0, errCrashed
-	}
-	c.writes++
-	return c.memDev.WriteAt(p, off)
-}
 
 type crashOp struct {
 	name string
@@ -113,21 +98,6 @@ func preexisting(t *testing.T, size int64, typ Type, cluster int) (*memDev, map[
 	return dev, files
 }
 
-// oneOf asserts that p holds one of the given contents (nil: absent).
-func oneOf(t *testing.T, fs *FS, p string, states ...[]byte) {
-	t.Helper()
-	got, err := fs.ReadFile(p)
-	for _, s := range states {
-		if s == nil && errors.Is(err, os.ErrNotExist) {
-			return
-		}
-		if s != nil && err == nil && bytes.Equal(got, s) {
-			return
-		}
-	}
-	t.Errorf("%s is in neither the old nor the new state (err %v, %d bytes)", p, err, len(got))
-}
-
 // movedOnce asserts that exactly one of from and to holds data.
 func movedOnce(t *testing.T, fs *FS, from, to string, data []byte) {
 	t.Helper()
@@ -149,11 +119,11 @@ func replaced(t *testing.T, fs *FS, from, to string, pre map[string][]byte) {
 	t.Helper()
 	b, _ := fs.ReadFile(to)
 	if bytes.Equal(b, pre[from]) {
-		oneOf(t, fs, from, nil)
+		fattest.OneOf(t, fs, from, nil)
 		return
 	}
-	oneOf(t, fs, to, pre[to])
-	oneOf(t, fs, from, pre[from])
+	fattest.OneOf(t, fs, to, pre[to])
+	fattest.OneOf(t, fs, from, pre[from])
 }
 
 // dirMovedOnce asserts that a directory is under exactly one of two names.
@@ -171,7 +141,7 @@ func dirMovedOnce(t *testing.T, fs *FS, from, to string, pre map[string][]byte) 
 	}
 	for p, b := range pre {
 		if strings.HasPrefix(p, from+"/") {
-			oneOf(t, fs, at+strings.TrimPrefix(p, from), b)
+			fattest.OneOf(t, fs, at+strings.TrimPrefix(p, from), b)
 		}
 	}
 }
@@ -182,17 +152,17 @@ func crashOps() []crashOp {
 		{name: "put new file", run: func(fs *FS) error {
 			return fs.WriteFile("/dir/new file.bin", newData, 0o644)
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/dir/new file.bin", nil, newData)
+			fattest.OneOf(t, fs, "/dir/new file.bin", nil, newData)
 		}},
 		{name: "put into a full directory", run: func(fs *FS) error {
 			return fs.WriteFile("/full/one more with a long name.txt", newData[:3000], 0o644)
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/full/one more with a long name.txt", nil, newData[:3000])
+			fattest.OneOf(t, fs, "/full/one more with a long name.txt", nil, newData[:3000])
 		}},
 		{name: "put over an existing file", touches: []string{"/victim.txt"}, run: func(fs *FS) error {
 			return fs.WriteFile("/victim.txt", newData, 0o644)
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/victim.txt", pre["/victim.txt"], newData)
+			fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"], newData)
 		}},
 		{name: "append", longChains: true, touches: []string{"/victim.txt"}, run: func(fs *FS) error {
 			f, err := fs.OpenFile("/victim.txt", os.O_WRONLY|os.O_APPEND, 0)
@@ -204,18 +174,18 @@ func crashOps() []crashOp {
 			}
 			return f.Close()
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/victim.txt", pre["/victim.txt"], append(append([]byte{}, pre["/victim.txt"]...), newData...))
+			fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"], append(append([]byte{}, pre["/victim.txt"]...), newData...))
 		}},
 		{name: "rm", touches: []string{"/victim.txt"}, run: func(fs *FS) error {
 			return fs.Remove("/victim.txt")
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/victim.txt", pre["/victim.txt"], nil)
+			fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"], nil)
 		}},
 		{name: "rm -r", touches: []string{"/tree/"}, run: func(fs *FS) error {
 			return fs.RemoveAll("/tree")
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/tree/a/b.txt", pre["/tree/a/b.txt"], nil)
-			oneOf(t, fs, "/tree/c.txt", pre["/tree/c.txt"], nil)
+			fattest.OneOf(t, fs, "/tree/a/b.txt", pre["/tree/a/b.txt"], nil)
+			fattest.OneOf(t, fs, "/tree/c.txt", pre["/tree/c.txt"], nil)
 		}},
 		{name: "mkdir", run: func(fs *FS) error {
 			return fs.MkdirAll("/new/dir/deep")
@@ -233,7 +203,7 @@ func crashOps() []crashOp {
 		{name: "mv changing case", rename: true, touches: []string{"/keep.txt"}, run: func(fs *FS) error {
 			return fs.Rename("/keep.txt", "/KEEP.txt")
 		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			oneOf(t, fs, "/keep.txt", pre["/keep.txt"])
+			fattest.OneOf(t, fs, "/keep.txt", pre["/keep.txt"])
 		}},
 		{name: "mv --force across directories", rename: true, touches: []string{"/victim.txt", "/other/to be replaced.txt"}, run: func(fs *FS) error {
 			return fs.Rename("/victim.txt", "/other/to be replaced.txt")
@@ -270,8 +240,8 @@ func crashOps() []crashOp {
 				}
 				return
 			}
-			oneOf(t, fs, "/other/empty dir/c.txt", pre["/tree/c.txt"])
-			oneOf(t, fs, "/other/empty dir/a/b.txt", pre["/tree/a/b.txt"])
+			fattest.OneOf(t, fs, "/other/empty dir/c.txt", pre["/tree/c.txt"])
+			fattest.OneOf(t, fs, "/other/empty dir/a/b.txt", pre["/tree/a/b.txt"])
 		}},
 	}
 }
@@ -301,59 +271,37 @@ func TestCrashSafety(t *testing.T) {
 		nested := *crashLong || c.typ == FAT12 && !testing.Short()
 		for _, op := range crashOps() {
 			t.Run(c.typ.String()+"/"+op.name, func(t *testing.T) {
-				// Count the writes of an undisturbed run.
-				probe := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(base.Data)}, limit: 1 << 30}
-				fs := mustOpen(t, probe, c.size)
-				if err := op.run(fs); err != nil {
-					t.Fatalf("undisturbed run: %v", err)
-				}
-				if err := fs.Close(); err != nil {
-					t.Fatal(err)
-				}
-				total := probe.writes
 				states := map[string]int{}
 				recoveries := 0
 				step := 1
 				if testing.Short() && !*crashLong && c.typ != FAT12 {
 					step = 4
 				}
-				for k := 0; k <= total; k++ {
-					if k%step != 0 && k != total {
-						continue
-					}
-					dev := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(base.Data)}, limit: k}
-					fs := mustOpen(t, dev, c.size)
-					err := op.run(fs)
-					if cerr := fs.Close(); err == nil {
-						err = cerr
-					}
-					if k < total && !errors.Is(err, errCrashed) {
-						t.Fatalf("k=%d: operation did not notice the crash: %v", k, err)
-					}
-					crashed := dev.Data
+				open := func(dev *fattest.CrashDev) *FS { return mustOpen(t, dev, c.size) }
+				total := fattest.CrashRuns(t, base.Data, step, open, op.run, func(k, total int, crashed []byte) {
 					states[crashedState(t, k, total, op, crashed, c.size, pre, haveFsck)]++
 
 					// The next ordinary command, and the state it leaves.
 					after := bytes.Clone(crashed)
 					fillAll := *crashLong || c.typ == FAT12 || c.typ == FAT16 && !testing.Short()
-					fill := nextCommand(t, &memDev{T: t, Data: after}, c.size, 1<<30, fillAll)
+					fill := nextCommand(t, &memDev{T: t, Data: after}, c.size, fattest.NoCrash, fillAll)
 					checkRecovered(t, fmt.Sprintf("k=%d", k), op, after, c.size, pre, fill, haveFsck)
 					if !nested || t.Failed() {
-						continue
+						return
 					}
 					// A crash during that command (its recovery included),
 					// then the command once more.
-					probe := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(crashed)}, limit: 1 << 30}
-					nextCommand(t, probe, c.size, 1<<30, fillAll)
-					for j := 0; j < probe.writes; j++ {
+					probe := fattest.NewCrashDev(t, bytes.Clone(crashed), fattest.NoCrash)
+					nextCommand(t, probe, c.size, fattest.NoCrash, fillAll)
+					for j := 0; j < probe.Writes; j++ {
 						twice := bytes.Clone(crashed)
-						nextCommand(t, &crashDev{memDev: &memDev{T: t, Data: twice}, limit: j}, c.size, j, fillAll)
-						fill := nextCommand(t, &memDev{T: t, Data: twice}, c.size, 1<<30, fillAll)
+						nextCommand(t, fattest.NewCrashDev(t, twice, j), c.size, j, fillAll)
+						fill := nextCommand(t, &memDev{T: t, Data: twice}, c.size, fattest.NoCrash, fillAll)
 						// (fsck.fat here only with -fat.crashlong: Check stands guard.)
 						checkRecovered(t, fmt.Sprintf("k=%d, recovery crashed at j=%d", k, j), op, twice, c.size, pre, fill, haveFsck && *crashLong)
 						recoveries++
 					}
-				}
+				})
 				t.Logf("%d writes; states after a crash: %v; %d crashed recoveries", total, states, recoveries)
 			})
 		}
@@ -410,7 +358,7 @@ func nextCommand(t *testing.T, dev interface {
 	t.Helper()
 	fs, err := Open(dev, size)
 	if err != nil {
-		if limit < 1<<30 && errors.Is(err, errCrashed) {
+		if limit < fattest.NoCrash && errors.Is(err, fattest.ErrCrashed) {
 			return nil
 		}
 		t.Fatalf("next command: Open: %v", err)
@@ -429,7 +377,7 @@ func nextCommand(t *testing.T, dev interface {
 		err = cerr
 	}
 	if err != nil {
-		if limit < 1<<30 && errors.Is(err, errCrashed) {
+		if limit < fattest.NoCrash && errors.Is(err, fattest.ErrCrashed) {
 			return nil
 		}
 		t.Fatalf("next command: %v", err)

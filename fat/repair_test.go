@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/cryptvol/cryptvol/internal/fattest"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -476,16 +477,16 @@ func TestInterruptedRenameRecovery(t *testing.T) {
 			fs.Close()
 			// Stop the rename just before it erases the source: count its
 			// writes, then replay it one write short.
-			probe := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(m.Data)}, limit: 1 << 30}
+			probe := fattest.NewCrashDev(t, bytes.Clone(m.Data), fattest.NoCrash)
 			pfs := mustOpen(t, probe, c.size)
 			if err := pfs.Rename("/src.txt", "/d/dst.txt"); err != nil {
 				t.Fatal(err)
 			}
-			before := probe.writes
+			before := probe.Writes
 			pfs.Close()
 			var img []byte
 			for k := before - 1; k > 0; k-- {
-				dev := &crashDev{memDev: &memDev{T: t, Data: bytes.Clone(m.Data)}, limit: k}
+				dev := fattest.NewCrashDev(t, bytes.Clone(m.Data), k)
 				cfs := mustOpen(t, dev, c.size)
 				cfs.Rename("/src.txt", "/d/dst.txt")
 				ro, _ := OpenWithOptions(&memDev{T: t, Data: dev.Data}, c.size, Options{ReadOnly: true})

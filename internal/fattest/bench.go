@@ -28,7 +28,7 @@ func SmallFiles() [][]byte {
 // disk, so that the benchmarks measure the filesystem and not the host's
 // block allocation for a sparse file.
 func Preallocated(b *testing.B, name string, size int64) *os.File {
-	_, f := Image(b, name, size)
+	_, f := Kit{Img: name}.Image(b, size)
 	zero := make([]byte, 1<<20)
 	for off := int64(0); off < size; off += int64(len(zero)) {
 		if _, err := f.WriteAt(zero, off); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io"
 	iofs "io/fs"
 	"os"
 	"os/exec"
@@ -98,7 +99,7 @@ func allZero(b []byte) bool {
 // temporary directory.
 func (s *SparseDev) Save(t testing.TB, name string) string {
 	t.Helper()
-	p, f := Image(t, name, s.size)
+	p, f := Kit{Img: name}.Image(t, s.size)
 	for c, b := range s.chunks {
 		if _, err := f.WriteAt(b[:min(int64(len(b)), s.size-c*sparseChunk)], c*sparseChunk); err != nil {
 			t.Fatal(err)
@@ -107,11 +108,19 @@ func (s *SparseDev) Save(t testing.TB, name string) string {
 	return p
 }
 
-// Image is a sparse image file named name in a temporary directory,
-// closed when the test ends.
-func Image(t testing.TB, name string, size int64) (string, *os.File) {
+// Kit is what a package's tests name about themselves: their image
+// files, their fsck, and the packages that provide their external oracles.
+type Kit struct {
+	Img     string // "fat.img"
+	Fsck    string // "fsck.fat"
+	Oracles string // the hint a skipped test gives
+}
+
+// Image is a sparse image file in a temporary directory, closed when the
+// test ends.
+func (k Kit) Image(t testing.TB, size int64) (string, *os.File) {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
+	p := filepath.Join(t.TempDir(), k.Img)
 	f, err := os.Create(p)
 	if err != nil {
 		t.Fatal(err)
@@ -123,24 +132,22 @@ func Image(t testing.TB, name string, size int64) (string, *os.File) {
 	return p, f
 }
 
-// SaveImage writes data to an image file named name, for the external
-// tools.
-func SaveImage(t testing.TB, name string, data []byte) string {
+// SaveImage writes a MemDev to an image file, for the external tools.
+func (k Kit) SaveImage(t testing.TB, m *MemDev) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+	p := filepath.Join(t.TempDir(), k.Img)
+	if err := os.WriteFile(p, m.Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-// NeedTools skips the test when an external oracle is missing; hint says
-// which packages provide them.
-func NeedTools(t testing.TB, hint string, tools ...string) {
+// NeedTools skips the test when an external oracle is missing.
+func (k Kit) NeedTools(t testing.TB, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (%s)", tool, hint)
+			t.Skipf("%s is not installed (%s)", tool, k.Oracles)
 		}
 	}
 }
@@ -160,13 +167,13 @@ func RunTool(t testing.TB, env []string, name string, args ...string) (string, e
 	return out.String(), err
 }
 
-// FsckClean runs fsck (fsck.fat, fsck.exfat) with -n and fails the test
-// unless it exits 0.
-func FsckClean(t testing.TB, fsck, img string) {
+// FsckClean runs the package's fsck with -n and fails the test unless it
+// exits 0.
+func (k Kit) FsckClean(t testing.TB, img string) {
 	t.Helper()
-	out, err := RunTool(t, nil, fsck, "-n", img)
+	out, err := RunTool(t, nil, k.Fsck, "-n", img)
 	if err != nil {
-		t.Fatalf("%s -n %s: %v\n%s", fsck, filepath.Base(img), err, out)
+		t.Fatalf("%s -n %s: %v\n%s", k.Fsck, filepath.Base(img), err, out)
 	}
 }
 
@@ -218,4 +225,28 @@ func (m *MemDev) WriteAt(p []byte, off int64) (int, error) {
 		return 0, errors.New("out of range")
 	}
 	return copy(m.Data[off:], p), nil
+}
+
+// MustFormat turns a package's Format into a helper that fails the test
+// when formatting fails.
+func MustFormat[O any](format func(dev io.WriterAt, size int64, opts O) error) func(t testing.TB, dev io.WriterAt, size int64, opts O) {
+	return func(t testing.TB, dev io.WriterAt, size int64, opts O) {
+		t.Helper()
+		if err := format(dev, size, opts); err != nil {
+			t.Fatalf("Format(%d): %v", size, err)
+		}
+	}
+}
+
+// MustOpen turns a package's Open into a helper that fails the test when
+// opening fails.
+func MustOpen[F any](open func(dev io.ReaderAt, size int64) (F, error)) func(t testing.TB, dev io.ReaderAt, size int64) F {
+	return func(t testing.TB, dev io.ReaderAt, size int64) F {
+		t.Helper()
+		fs, err := open(dev, size)
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		return fs
+	}
 }
