@@ -8,10 +8,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/cryptvol/cryptvol/internal/progress"
+	"github.com/cryptvol/cryptvol/mount"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
@@ -42,21 +45,56 @@ type scratchImage struct {
 	f    *os.File
 	name string // the file's name, until removed
 	path string // what a tool is given
+	dir  string // a named image's own directory
+}
+
+// namedScratchPrefix starts the directory of a named scratch image in
+// $TMPDIR, followed by the PID of the command that made it.
+const namedScratchPrefix = "cryptvol-scratch-"
+
+// sweepNamedScratch removes the named scratch images (decrypted copies of
+// a data area) of commands that were killed before their Close.
+func sweepNamedScratch() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), namedScratchPrefix+"*-*"))
+	for _, d := range dirs {
+		pid, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), namedScratchPrefix), "-")
+		n, err := strconv.Atoi(pid)
+		if err != nil || n <= 0 || n == os.Getpid() || mount.ProcessAlive(n) {
+			continue
+		}
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 func newScratchImage(size int64) (*scratchImage, error) { return newScratch(size, false) }
 
 // newNamedScratchImage is a scratch image that keeps its name until
 // Close, for a tool that refuses a /dev/fd path (ntfsresize cannot find
-// its mount state). A kill -9 leaves it in $TMPDIR.
+// its mount state). It lies in a directory of its own, readable by this
+// uid only and named after this process; what a killed command left (its
+// process gone) is removed by the next command that makes one.
 func newNamedScratchImage(size int64) (*scratchImage, error) { return newScratch(size, true) }
 
 func newScratch(size int64, named bool) (*scratchImage, error) {
-	f, err := os.CreateTemp("", "cryptvol-image-*.img")
+	dir := ""
+	if named {
+		sweepNamedScratch()
+		d, err := os.MkdirTemp("", fmt.Sprintf("%s%d-*", namedScratchPrefix, os.Getpid()))
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	f, err := os.CreateTemp(dir, "cryptvol-image-*.img")
 	if err != nil {
+		if dir != "" {
+			os.Remove(dir)
+		}
 		return nil, err
 	}
-	s := &scratchImage{f: f, name: f.Name(), path: f.Name()}
+	s := &scratchImage{f: f, name: f.Name(), path: f.Name(), dir: dir}
 	if err := f.Truncate(size); err != nil {
 		s.Close()
 		return nil, err
@@ -78,6 +116,9 @@ func (s *scratchImage) Close() error {
 		if rerr := os.Remove(s.name); err == nil {
 			err = rerr
 		}
+	}
+	if s.dir != "" {
+		os.Remove(s.dir)
 	}
 	return err
 }
