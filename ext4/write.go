@@ -57,7 +57,10 @@ type Writer struct {
 	// journal (tests of replay).
 	crashAfterCommit bool
 	replay           *replayStats // what the replay at open did
-	close            bool
+	// wbFrom and wbTo are the device range of streamed file data not
+	// yet handed to the device's writeback (wroteData).
+	wbFrom, wbTo int64
+	close        bool
 }
 
 // blockWriter is where alloc flushes to.

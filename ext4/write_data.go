@@ -132,6 +132,7 @@ func (w *Writer) writeData(ino uint32, raw []byte, fm *fileMap, p []byte, off in
 			if err := w.dataWriteAt(p[fs-off:fe-off], phys*bs); err != nil {
 				return err
 			}
+			w.wroteData(phys*bs, fe-fs)
 		}
 	}
 	if !changed {
