@@ -175,6 +175,15 @@ func reencKillCampaign(t *testing.T, f reencFormat, size int64, kills int) {
 	if got != sum {
 		t.Fatal("after the kills the data area does not read back as it was")
 	}
+	if f.name == "luks1" {
+		// It is LUKS2 while re-encrypted: a kill anywhere must not
+		// leave it so.
+		v, err := volume.OpenWith(context.Background(), vol, volume.Credentials{Password: []byte("re-encryption kill test")}, volume.Options{Type: "luks1", ReadOnly: true})
+		if err != nil {
+			t.Fatalf("after the kills it does not open as LUKS1: %v", err)
+		}
+		v.Close()
+	}
 	if bytes.Equal(key, old.MasterKey) {
 		t.Fatal("the master key did not change")
 	}

@@ -44,6 +44,10 @@ type ConvertOptions struct {
 	// Warn hears about what the target format drops (a LUKS2 label,
 	// activation flags, keyslot priorities).
 	Warn func(string)
+	// convertBack (the re-encryption's own conversions) puts the
+	// convert-back token in the LUKS2 header written: the volume is
+	// LUKS1 again once the re-encryption is done.
+	convertBack bool
 }
 
 func (o *ConvertOptions) warn(msg string) {
@@ -86,7 +90,7 @@ func Convert(ctx context.Context, hdr volume.Device, to string, o ConvertOptions
 		if l.v2 != nil {
 			return fmt.Errorf("%w: it is LUKS2", ErrAlreadyType)
 		}
-		return luks1ToLUKS2(g, l.v1, rnd)
+		return luks1ToLUKS2(g, l.v1, rnd, o.convertBack)
 	case "luks1":
 		if l.v1 != nil {
 			return fmt.Errorf("%w: it is LUKS1", ErrAlreadyType)
@@ -100,7 +104,7 @@ func Convert(ctx context.Context, hdr volume.Device, to string, o ConvertOptions
 // (clevis bindings); LUKS2 would cover it, so cryptsetup refuses.
 var luks1MetaMagic = []byte("LUKSMETA")
 
-func luks1ToLUKS2(dev volume.Device, h *luks1Header, rnd io.Reader) error {
+func luks1ToLUKS2(dev volume.Device, h *luks1Header, rnd io.Reader, convertBack bool) error {
 	if h.specErr != nil {
 		return h.specErr
 	}
@@ -133,31 +137,44 @@ func luks1ToLUKS2(dev volume.Device, h *luks1Header, rnd io.Reader) error {
 	}
 	ksEnd := 2*hdrSize + ksSize
 	n := afSectors(int(h.KeyBytes), luks1Stripes) * 512
-	if first := h.firstSlotOffset(); first < luks1AlignKeyslots {
-		return cannot("luks2", "the first keyslot starts at %d, before %d (cryptsetup converts only that layout)", first, luks1AlignKeyslots)
-	}
-	if end+convertShift > limit {
-		return cannot("luks2", "the keyslots end at %d: moving them %d bytes on for the LUKS2 headers needs room up to %d, and the data starts at %d", end, convertShift, end+convertShift, limit)
-	}
-	// The area size cryptsetup gives every keyslot: LUKS1's distance
-	// between keyslots 0 and 1.
-	area := int64(h.Slots[1].Offset) - int64(h.Slots[0].Offset)
-	if area *= 512; area < n || area%4096 != 0 {
-		area = int64(luks2AreaSize(int(h.KeyBytes), luks1Stripes))
-	}
 	lay := &luks1Layout{n: n, low: luks1AlignKeyslots, limit: limit}
 	var pos [luks1NumKeys]int64
-	target := map[int]int64{}
 	for i := range h.Slots {
 		pos[i], _ = h.slotMaterial(i)
-		if lay.active[i] = h.Slots[i].Active == luks1SlotEnabled; lay.active[i] {
-			target[i] = pos[i] + convertShift
-			if target[i]+area > ksEnd {
-				return cannot("luks2", "keyslot %d would end at %d, past the LUKS2 keyslots area's end at %d", i, target[i]+area, ksEnd)
+		lay.active[i] = h.Slots[i].Active == luks1SlotEnabled
+	}
+	// An interrupted conversion (this one or the one back) left the
+	// keyslots part-way: they go to the LUKS2 places of the layout they
+	// started from, not 28 KiB on from where they are.
+	stride := int64(luks2AreaSize(int(h.KeyBytes), luks1Stripes))
+	target, resumed := lay.resumeTargets(pos, stride, ksEnd)
+	area := stride
+	if !resumed {
+		if first := h.firstSlotOffset(); first < luks1AlignKeyslots {
+			return cannot("luks2", "the first keyslot starts at %d, before %d (cryptsetup converts only that layout)", first, luks1AlignKeyslots)
+		}
+		if end+convertShift > limit {
+			return cannot("luks2", "the keyslots end at %d: moving them %d bytes on for the LUKS2 headers needs room up to %d, and the data starts at %d", end, convertShift, end+convertShift, limit)
+		}
+		// The area size cryptsetup gives every keyslot: LUKS1's
+		// distance between keyslots 0 and 1.
+		area = int64(h.Slots[1].Offset) - int64(h.Slots[0].Offset)
+		if area *= 512; area < n || area%4096 != 0 {
+			area = stride
+		}
+		target = map[int]int64{}
+		for i := range h.Slots {
+			if lay.active[i] {
+				target[i] = pos[i] + convertShift
 			}
 		}
 	}
-	meta, err := luks2MetaFromLUKS1(h, target, hdrSize, ksSize, area)
+	for i, t := range target {
+		if t+area > ksEnd {
+			return cannot("luks2", "keyslot %d would end at %d, past the LUKS2 keyslots area's end at %d", i, t+area, ksEnd)
+		}
+	}
+	meta, err := luks2MetaFromLUKS1(h, target, hdrSize, ksSize, area, convertBack)
 	if err != nil {
 		return err
 	}
@@ -175,7 +192,14 @@ func luks1ToLUKS2(dev volume.Device, h *luks1Header, rnd io.Reader) error {
 		return err
 	}
 	// What the moves left in the keyslots area is stale key material
-	// (the part under the headers is gone already).
+	// (the part under the headers is gone already). After an
+	// interrupted run, copies it made may be anywhere: all of the area
+	// but the keyslots in use is wiped.
+	if resumed {
+		for off := int64(2 * hdrSize); off < ksEnd; off += n {
+			left = append(left, min(off, ksEnd-n))
+		}
+	}
 	var inUse []int64
 	for _, t := range target {
 		inUse = append(inUse, t)
@@ -188,7 +212,7 @@ func luks1ToLUKS2(dev volume.Device, h *luks1Header, rnd io.Reader) error {
 
 // luks2MetaFromLUKS1 builds the LUKS2 metadata cryptsetup's conversion
 // writes for h, every active keyslot i's area at at[i].
-func luks2MetaFromLUKS1(h *luks1Header, at map[int]int64, hdrSize, ksSize, area int64) (*metadata, error) {
+func luks2MetaFromLUKS1(h *luks1Header, at map[int]int64, hdrSize, ksSize, area int64, convertBack bool) (*metadata, error) {
 	cipher := h.CipherName
 	if h.CipherMode != "" {
 		cipher += "-" + h.CipherMode
@@ -215,9 +239,13 @@ func luks2MetaFromLUKS1(h *luks1Header, at map[int]int64, hdrSize, ksSize, area 
 	if ids == nil {
 		ids = []any{}
 	}
+	tokens := map[string]any{}
+	if convertBack {
+		tokens["0"] = map[string]any{"type": convertBackToken, "keyslots": []any{}}
+	}
 	raw := map[string]any{
 		"keyslots": keyslots,
-		"tokens":   map[string]any{},
+		"tokens":   tokens,
 		"segments": map[string]any{"0": map[string]any{
 			"type": "crypt", "offset": fmt.Sprint(int64(h.PayloadOff) * 512), "size": "dynamic", "iv_tweak": "0",
 			"encryption": cipher, "sector_size": int64(512),
@@ -275,8 +303,11 @@ func commitLUKS2Secondary1st(dev volume.Device, h *luks2Header, meta *metadata, 
 
 func luks2ToLUKS1(dev volume.Device, h *luks2Header, o *ConvertOptions, rnd io.Reader) error {
 	d := &h.meta.doc
-	if len(d.Tokens) > 0 {
-		return cannot("luks1", "the LUKS2 header holds %d token(s), which LUKS1 has no place for", len(d.Tokens))
+	// The convert-back token (a LUKS1 volume mid-way through a
+	// re-encryption, or killed before it was converted back) is what this
+	// conversion carries out.
+	if n := len(d.Tokens) - convertBackTokens(d); n > 0 {
+		return cannot("luks1", "the LUKS2 header holds %d token(s), which LUKS1 has no place for", n)
 	}
 	if len(d.Digests) != 1 {
 		return cannot("luks1", "the header has %d volume key digests (unbound keys); LUKS1 holds one", len(d.Digests))
@@ -506,4 +537,15 @@ func zeroRange(dev volume.Device, off, n int64, grow bool) error {
 		done += k
 	}
 	return nil
+}
+
+// convertBackTokens counts d's convert-back tokens.
+func convertBackTokens(d *jsonDoc) int {
+	n := 0
+	for _, t := range d.Tokens {
+		if t.Type == convertBackToken {
+			n++
+		}
+	}
+	return n
 }

@@ -147,15 +147,18 @@ func StartReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.Cr
 			return nil, err
 		}
 		clear(u.key)
-		if err := Convert(ctx, hdr, "luks2", ConvertOptions{Rand: rnd}); err != nil {
+		// The LUKS2 header carries the convert-back token from its first
+		// write: a kill before the re-encryption is recorded leaves a
+		// LUKS2 volume that the next run still knows was LUKS1.
+		if err := Convert(ctx, hdr, "luks2", ConvertOptions{Rand: rnd, convertBack: true}); err != nil {
 			return nil, fmt.Errorf("converting LUKS1 to LUKS2 for the re-encryption: %w", err)
 		}
-		backTo1 = true
 		if l, err = load(hdr, "luks2"); err != nil {
 			return nil, err
 		}
 	}
 	h := l.v2
+	backTo1 = hasConvertBack(h)
 	if reencrypting(h) {
 		return nil, fmt.Errorf("%w (resume it instead of starting another)", volume.ErrReencrypting)
 	}
@@ -330,9 +333,6 @@ func StartReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.Cr
 		dg[reencDigestID] = map[string]any{"type": "pbkdf2", "keyslots": []any{reencID}, "segments": []any{}, "hash": "sha256",
 			"iterations": oldDigest.Iterations, "salt": "", "digest": ""}
 		setRequirement(raw, true)
-		if backTo1 {
-			object(raw, "tokens")[freeID(h.meta.doc.Tokens, "")] = map[string]any{"type": convertBackToken, "keyslots": []any{}}
-		}
 	})
 	if err != nil {
 		return fail2(fmt.Errorf("internal error editing LUKS2 metadata: %w", err))
@@ -625,12 +625,7 @@ func (r *Reencryption) load() error {
 			return fmt.Errorf("%w: %d data segments in a re-encryption", volume.ErrDamaged, len(live))
 		}
 	}
-	r.backTo1 = false
-	for _, t := range d.Tokens {
-		if t.Type == convertBackToken {
-			r.backTo1 = true
-		}
-	}
+	r.backTo1 = hasConvertBack(r.h)
 	r.plan = p
 	return nil
 }
@@ -797,12 +792,10 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 		if m, ok := dg[r.digestNew].(map[string]any); ok {
 			m["segments"] = []any{"0"}
 		}
+		// The convert-back token stays until the conversion back is
+		// done (which drops it): a kill before then leaves a LUKS2
+		// volume that the next run converts back.
 		setRequirement(raw, false)
-		for id, v := range object(raw, "tokens") {
-			if m, ok := v.(map[string]any); ok && m["type"] == convertBackToken {
-				delete(object(raw, "tokens"), id)
-			}
-		}
 	})
 	if err != nil {
 		return fmt.Errorf("internal error editing LUKS2 metadata: %w", err)
@@ -819,7 +812,7 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 		return err
 	}
 	if r.backTo1 {
-		if err := Convert(ctx, r.hdr, "luks1", ConvertOptions{Rand: r.rnd}); err != nil {
+		if err := Convert(ctx, r.hdr, "luks1", ConvertOptions{Rand: r.rnd, convertBack: true}); err != nil {
 			return fmt.Errorf("the re-encryption is complete, but converting the volume back to LUKS1 failed (it stays LUKS2): %w", err)
 		}
 	}
@@ -1014,4 +1007,15 @@ func verificationData(m *metadata, oldKey, newKey []byte, version byte) ([]byte,
 		}
 	}
 	return b, nil
+}
+
+// hasConvertBack reports whether h carries the token saying the volume
+// is LUKS1, converted to LUKS2 for a re-encryption.
+func hasConvertBack(h *luks2Header) bool {
+	for _, t := range h.meta.doc.Tokens {
+		if t.Type == convertBackToken {
+			return true
+		}
+	}
+	return false
 }
