@@ -17,6 +17,9 @@ type luks2Header struct {
 	saltOK  [2]bool             // the copy was valid, so its salt is real
 	meta    *metadata
 	warning string // one copy damaged or outdated
+	// stale is the copy warning is about (1 the primary, 2 the
+	// secondary; 0 none): the next commit writes it first.
+	stale int
 }
 
 // errNoMagic marks a copy that is not a LUKS2 header at all.
@@ -89,14 +92,20 @@ func readLUKS2(dev volume.Device) (*luks2Header, error) {
 			use = s
 		}
 		if s.bin.SeqID != p.bin.SeqID {
+			h.stale = 2
+			if use == s {
+				h.stale = 1
+			}
 			h.warning = fmt.Sprintf("the two LUKS2 header copies differ (sequence ids %d and %d): using the newer one; the other is rewritten at the next header change",
 				p.bin.SeqID, s.bin.SeqID)
 		}
 	case p.err == nil:
 		use = p
+		h.stale = 2
 		h.warning = fmt.Sprintf("the secondary LUKS2 header is damaged (%v): using the primary; it is rewritten at the next header change", s.err)
 	case s.err == nil:
 		use = s
+		h.stale = 1
 		h.warning = fmt.Sprintf("the primary LUKS2 header is damaged (%v): using the secondary copy; it is rewritten at the next header change", p.err)
 	default:
 		if errors.Is(p.err, errNoMagic) && errors.Is(s.err, errNoMagic) {

@@ -102,17 +102,32 @@ func commitLUKS2(dev volume.Device, h *luks2Header, meta *metadata, rnd io.Reade
 			return err
 		}
 	}
-	if err := writeAt(dev, copies[0], 0, grow); err != nil {
-		return err
+	// With both copies of the same generation on disk, a crash in this
+	// commit leaves one of them whole, old or new. With one copy stale
+	// (a commit a crash cut short), a torn write of the current copy
+	// would leave only the stale one, a generation older than what the
+	// volume's data and keyslots already reflect (a re-encryption's
+	// hot-zone checksums of the chunk after, say): the stale copy is
+	// written first, and flushed, before the current one is touched.
+	order := []int{0, 1}
+	if h.stale == 2 {
+		order = []int{1, 0}
 	}
-	if err := writeAt(dev, copies[1], int64(next.bin.Size), grow); err != nil {
-		return err
+	for n, i := range order {
+		if err := writeAt(dev, copies[i], int64(i)*int64(next.bin.Size), grow); err != nil {
+			return err
+		}
+		if n == 0 && h.stale != 0 {
+			if err := dev.Sync(); err != nil {
+				return err
+			}
+		}
 	}
 	if err := dev.Sync(); err != nil {
 		return err
 	}
 	next.meta = meta
-	next.warning = ""
+	next.warning, next.stale = "", 0
 	*h = next
 	return nil
 }

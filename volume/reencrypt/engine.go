@@ -200,6 +200,52 @@ func (e *engine) transform(b []byte, off int64) {
 	}
 }
 
+// untransform is transform's inverse: new-form bytes at off back to the
+// old form.
+func (e *engine) untransform(b []byte, off int64) {
+	if e.new != nil {
+		e.new.Decrypt(b, b, e.p.New.FirstSector+uint64(off/int64(e.p.New.SectorSize)))
+	}
+	if e.old != nil {
+		e.old.Encrypt(b, b, e.p.Old.FirstSector+uint64(off/int64(e.p.Old.SectorSize)))
+	}
+}
+
+// tornSector is the unit a disk writes whole: a torn write leaves each
+// of a block's sectors old or new.
+const tornSector = 512
+
+// untear looks for the mix of blk (as on disk) and back (blk taken back
+// from the new form) whose sectors hash to want: what a block torn by a
+// power cut held before. On a match it puts that into blk and returns
+// true. Each sector of the new form goes back to the old one on its own
+// where the encryption sector is 512 bytes or the mode works on smaller
+// units (XTS); otherwise no mix matches and the block stays as it is.
+func untear(h hash.Hash, blk, back, want, sum []byte) bool {
+	n := (len(blk) + tornSector - 1) / tornSector
+	if n < 2 || n > 16 {
+		return false
+	}
+	mix := make([]byte, len(blk))
+	defer clear(mix)
+	for mask := 1; mask < 1<<n-1; mask++ {
+		for j := 0; j < n; j++ {
+			lo, hi := j*tornSector, min((j+1)*tornSector, len(blk))
+			src := back
+			if mask&(1<<j) != 0 {
+				src = blk
+			}
+			copy(mix[lo:hi], src[lo:hi])
+		}
+		sum = blockSum(h, mix, sum)
+		if bytes.Equal(sum[:len(want)], want) {
+			copy(blk, mix)
+			return true
+		}
+	}
+	return false
+}
+
 // writeNew writes new-form bytes of the data area at off.
 func (e *engine) writeNew(b []byte, off int64) error {
 	n, err := e.dev.WriteAt(b, e.p.New.Offset+off)
@@ -354,11 +400,29 @@ func (e *engine) recoverByChecksums(b []byte, hot *volume.ReencryptHot) error {
 		e.transform(b[lo:hi], hot.Offset+lo)
 		return e.writeNew(b[lo:hi], hot.Offset+lo)
 	}
+	// back is the chunk as it was if every block was rewritten: the new
+	// form taken back to the old one. A block that matches its checksum
+	// in neither form was being written when the power went, some of
+	// its disk sectors new, some old (a write tears at sector
+	// boundaries): the mix of the two forms that matches is what it was.
+	back := make([]byte, len(b))
+	defer clear(back)
+	copy(back, b)
+	e.untransform(back, hot.Offset)
 	start := -1
 	for i := 0; i < blocks; i++ {
-		blk := b[i*bs : min((i+1)*bs, len(b))]
+		lo, hi := i*bs, min((i+1)*bs, len(b))
+		blk := b[lo:hi]
+		want := hot.Protection[i*ss : (i+1)*ss]
 		sum = blockSum(h, blk, sum)
-		old := bytes.Equal(sum[:ss], hot.Protection[i*ss:(i+1)*ss])
+		old := bytes.Equal(sum[:ss], want)
+		if !old {
+			sum = blockSum(h, back[lo:hi], sum)
+			if !bytes.Equal(sum[:ss], want) {
+				// Neither: torn. If a mix matches, rewrite that.
+				old = untear(h, blk, back[lo:hi], want, sum)
+			}
+		}
 		switch {
 		case old && start < 0:
 			start = i
