@@ -36,21 +36,38 @@ func straceRun(t *testing.T, dir string, args ...string) string {
 
 // dirSyncedAfterEntry checks that the trace flushes dir after the last
 // call that made path's entry there (an O_CREAT open or a rename onto
-// it), and flushes path itself (or the file renamed onto it) before.
+// it), and, for a rename, flushes the file renamed before it.
 func dirSyncedAfterEntry(trace, dir, path string) error {
 	lines := strings.Split(trace, "\n")
 	base := filepath.Base(path)
 	entry := -1
+	from := "" // the file renamed onto path
 	for i, l := range lines {
 		switch {
 		case strings.Contains(l, "rename") && strings.HasSuffix(strings.TrimSpace(strings.SplitN(l, ") =", 2)[0]), `"`+base+`"`) && !strings.Contains(l, "= -1"):
 			entry = i
+			if q := strings.Split(l, `"`); len(q) > 1 {
+				from = q[1]
+			}
 		case strings.Contains(l, "openat(") && strings.Contains(l, "O_CREAT") && strings.Contains(l, `"`+path+`"`) && !strings.Contains(l, "= -1"):
 			entry = i
 		}
 	}
 	if entry < 0 {
 		return fmt.Errorf("no call in the trace creates or renames onto %s", path)
+	}
+	if from != "" {
+		// A rename publishes the file: its bytes must be on the disk
+		// first, or the entry may point at a file a power cut emptied.
+		synced := false
+		for _, l := range lines[:entry] {
+			if (strings.Contains(l, "fsync(") || strings.Contains(l, "fdatasync(")) && strings.Contains(l, "<"+filepath.Join(dir, from)+">") && !strings.Contains(l, "= -1") {
+				synced = true
+			}
+		}
+		if !synced {
+			return fmt.Errorf("%s is renamed onto %s without a flush of its own before", from, base)
+		}
 	}
 	for _, l := range lines[entry:] {
 		if (strings.Contains(l, "fsync(") || strings.Contains(l, "fdatasync(")) && strings.Contains(l, "<"+dir+">") && !strings.Contains(l, "= -1") {
@@ -111,5 +128,9 @@ func TestDirectoryFlushCheckCatchesMissingSync(t *testing.T) {
 	}
 	if err := dirSyncedAfterEntry(trace+"100 fsync(9</d>) = 0\n", "/d", "/d/v.hc"); err != nil {
 		t.Fatalf("a rename followed by a directory flush failed: %v", err)
+	}
+	unsynced := strings.Replace(trace, "100 fsync(8</d/.v.hc.tmp>) = 0\n", "", 1)
+	if err := dirSyncedAfterEntry(unsynced+"100 fsync(9</d>) = 0\n", "/d", "/d/v.hc"); err == nil {
+		t.Fatal("a rename of a file never flushed passed")
 	}
 }
