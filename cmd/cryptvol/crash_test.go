@@ -63,7 +63,7 @@ func recordCommand(t *testing.T, drop func(int) bool, args ...string) []crashsim
 // crashSize is the volume size per filesystem: ext4 gets more than one
 // block group, so that a torn primary superblock leaves backups (as on
 // any real ext4).
-var crashSize = map[string]string{"fat": "8M", "exfat": "8M", "ext4": "10M"}
+var crashSize = map[string]string{"fat": "8M", "exfat": "8M", "ext4": "12M"}
 
 // crashContainer is a kind of container the explorer makes.
 type crashContainer struct {
