@@ -192,6 +192,7 @@ func runMount(ctx context.Context, a *app, args []string) error {
 				return struct{}{}, err
 			}
 			defer c.Wipe()
+			o.WrapDevice = testWrapDevice // nil but in tests
 			return struct{}{}, serveMount(ctx, a, &mf, volPath, dir, func(ctx context.Context) (*volume.Volume, error) {
 				defer a.progressLine(&o)()
 				return volume.OpenWith(ctx, volPath, c, o)
@@ -410,6 +411,7 @@ func runMountDaemon(ctx context.Context, cf *credFlags, mf *mountFlags, vol, mnt
 	o := s.Open.options(s.Protect)
 	da := &app{stdin: bytes.NewReader(nil), stdout: io.Discard, stderr: d}
 	o.Warn = func(msg string) { da.warnf("%s", msg) }
+	o.WrapDevice = testWrapDevice // nil but in tests
 	open := func(ctx context.Context) (*volume.Volume, error) { return volume.OpenWith(ctx, volPath, s.Creds, o) }
 	if s.Unlocked {
 		open = func(ctx context.Context) (*volume.Volume, error) {

@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 		},
 		"holdlock": func() { os.Exit(holdLock()) },
 		"killat":   func() { os.Exit(killAt()) },
+		// cryptvol with its container's writes and flushes streamed to
+		// $CRYPTVOL_TEST_OPLOG (the mount explorer records a daemon).
+		"cryptvol-oplog": func() { os.Exit(runOplog()) },
 	})
 }
 

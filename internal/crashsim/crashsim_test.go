@@ -126,3 +126,37 @@ func TestStatesEndingWithFlush(t *testing.T) {
 		t.Fatalf("%+v", states)
 	}
 }
+
+// Distinct keeps one of each set of writes: the subsets of a two-write
+// epoch are at most 4 sets in 2 orders, however many are drawn.
+func TestStatesDistinct(t *testing.T) {
+	ops := []Op{
+		{Off: 0, Data: fill(SectorSize, 'A')},
+		{Off: SectorSize, Data: fill(SectorSize, 'B')},
+		{Flush: true},
+	}
+	all := States(ops, Options{Subsets: 50, Seed: 3})
+	distinct := States(ops, Options{Subsets: 50, Seed: 3, Distinct: true})
+	if len(all) < 50 {
+		t.Fatalf("%d states without Distinct, want the 50 draws and more", len(all))
+	}
+	// Prefixes 0, 1, 2 writes; subsets add at most {B} and {B, A}; the
+	// whole log comes again last when a subset ended the list.
+	if len(distinct) < 3 || len(distinct) > 6 {
+		t.Fatalf("%d distinct states, want 3 to 6", len(distinct))
+	}
+	seen := map[string]bool{}
+	for _, s := range distinct[:len(distinct)-1] {
+		k := ""
+		for _, w := range s.Writes {
+			k += string(w.Data[0])
+		}
+		if seen[k] {
+			t.Fatalf("%s repeats the writes %q", s.Name, k)
+		}
+		seen[k] = true
+	}
+	if last := distinct[len(distinct)-1]; len(last.Writes) != 2 {
+		t.Fatalf("the last state %q is not the whole log", last.Name)
+	}
+}

@@ -1,7 +1,10 @@
 package crashsim
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math/rand"
 )
@@ -35,6 +38,11 @@ type Options struct {
 	// before it in its epoch.
 	Torn int
 	Seed int64
+	// Distinct drops a state whose writes (offsets and bytes, in order)
+	// are those of a state listed before it: random subsets of a short
+	// epoch repeat, and a long run counts the states it judges, not the
+	// draws.
+	Distinct bool
 }
 
 // Epochs splits a log at its flushes: epoch i holds the writes between
@@ -62,6 +70,27 @@ func States(ops []Op, o Options) []State {
 	epochs := Epochs(ops)
 	var states []State
 	var done []Op // the writes of the flushed epochs
+	seed := maphash.MakeSeed()
+	seen := map[uint64]bool{}
+	add := func(s State) {
+		if o.Distinct {
+			var h maphash.Hash
+			h.SetSeed(seed)
+			var b [16]byte
+			for _, w := range s.Writes {
+				binary.LittleEndian.PutUint64(b[:8], uint64(w.Off))
+				binary.LittleEndian.PutUint64(b[8:], uint64(len(w.Data)))
+				h.Write(b[:])
+				h.Write(w.Data)
+			}
+			k := h.Sum64()
+			if seen[k] {
+				return
+			}
+			seen[k] = true
+		}
+		states = append(states, s)
+	}
 	for e, ws := range epochs {
 		with := func(extra []Op) []Op {
 			return append(append([]Op(nil), done...), extra...)
@@ -70,7 +99,7 @@ func States(ops []Op, o Options) []State {
 			if p == 0 && e > 0 {
 				continue // the same as the last prefix of the epoch before
 			}
-			states = append(states, State{Name: fmt.Sprintf("epoch %d, first %d of %d writes", e, p, len(ws)), Epoch: e, Writes: with(ws[:p])})
+			add(State{Name: fmt.Sprintf("epoch %d, first %d of %d writes", e, p, len(ws)), Epoch: e, Writes: with(ws[:p])})
 		}
 		if len(ws) > 1 {
 			for i := 0; i < o.Subsets; i++ {
@@ -80,7 +109,7 @@ func States(ops []Op, o Options) []State {
 						sub = append(sub, ws[j])
 					}
 				}
-				states = append(states, State{Name: fmt.Sprintf("epoch %d, subset %d (%d of %d writes)", e, i, len(sub), len(ws)), Epoch: e, Writes: with(sub)})
+				add(State{Name: fmt.Sprintf("epoch %d, subset %d (%d of %d writes)", e, i, len(sub), len(ws)), Epoch: e, Writes: with(sub)})
 			}
 		}
 		for j, w := range ws {
@@ -90,16 +119,29 @@ func States(ops []Op, o Options) []State {
 			}
 			for i := 0; i < o.Torn; i++ {
 				torn := tear(w, rnd)
-				states = append(states, State{Name: fmt.Sprintf("epoch %d, write %d of %d torn (%d of %d sectors)", e, j+1, len(ws), len(torn), n), Epoch: e, Writes: with(append(append([]Op(nil), ws[:j]...), torn...))})
+				add(State{Name: fmt.Sprintf("epoch %d, write %d of %d torn (%d of %d sectors)", e, j+1, len(ws), len(torn), n), Epoch: e, Writes: with(append(append([]Op(nil), ws[:j]...), torn...))})
 			}
 		}
 		done = append(done, ws...)
 	}
 	// The whole log last, whether or not it ended with a flush.
-	if last := states[len(states)-1]; len(last.Writes) != len(done) {
+	if last := states[len(states)-1]; len(last.Writes) != len(done) || !sameOps(last.Writes, done) {
 		states = append(states, State{Name: "everything", Epoch: len(epochs) - 1, Writes: done})
 	}
 	return states
+}
+
+// sameOps reports whether a and b are the same writes in the same order.
+func sameOps(a, b []Op) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Off != b[i].Off || !bytes.Equal(a[i].Data, b[i].Data) {
+			return false
+		}
+	}
+	return true
 }
 
 // tear splits w at sector boundaries and keeps a random proper subset of

@@ -208,7 +208,7 @@ func addLUKS1(ctx context.Context, dev volume.Device, h *luks1Header, mk, pass [
 	}
 	defer clear(material)
 	off, _ := h.slotMaterial(slot)
-	if err := writeAt(dev, material, off, false); err != nil {
+	if err := writeKeyMaterial(dev, material, off); err != nil {
 		return 0, err
 	}
 	if err := writeLUKS1Header(dev, &next); err != nil {
@@ -288,7 +288,7 @@ func addLUKS2(ctx context.Context, dev volume.Device, h *luks2Header, digest str
 	if err != nil {
 		return 0, fmt.Errorf("internal error editing LUKS2 metadata: %w", err)
 	}
-	if err := writeAt(dev, material, int64(off), false); err != nil {
+	if err := writeKeyMaterial(dev, material, int64(off)); err != nil {
 		return 0, err
 	}
 	if err := commitLUKS2(dev, h, meta, rnd, false); err != nil {
@@ -392,7 +392,7 @@ func killSlot(dev volume.Device, l *loaded, slot int, rnd io.Reader) error {
 			return err
 		}
 		*h = next
-		return wipe(dev, off, n, rnd)
+		return wipeSynced(dev, off, n, rnd)
 	}
 	h := l.v2
 	id := fmt.Sprint(slot)
@@ -408,7 +408,29 @@ func killSlot(dev volume.Device, l *loaded, slot int, rnd io.Reader) error {
 	if err := commitLUKS2(dev, h, meta, rnd, false); err != nil {
 		return err
 	}
-	return wipe(dev, int64(a.off), int64(a.len), rnd)
+	return wipeSynced(dev, int64(a.off), int64(a.len), rnd)
+}
+
+// writeKeyMaterial writes a new keyslot's key material and flushes it
+// before the header that points at it is written: in one flush epoch
+// the disk may persist the header and not the material, and a changed
+// keyslot then opens with neither passphrase (the crash explorer found
+// such states in keyslot change, LUKS1 and LUKS2; issue 31).
+func writeKeyMaterial(dev volume.Device, material []byte, off int64) error {
+	if err := writeAt(dev, material, off, false); err != nil {
+		return err
+	}
+	return dev.Sync()
+}
+
+// wipeSynced wipes a dropped keyslot's material (the header that no
+// longer points at it already flushed) and flushes the wipe, so that a
+// command that reports the key removed has it gone from the disk.
+func wipeSynced(dev volume.Device, off, n int64, rnd io.Reader) error {
+	if err := wipe(dev, off, n, rnd); err != nil {
+		return err
+	}
+	return dev.Sync()
 }
 
 // ChangeKey replaces the passphrase of the keyslot the credentials open
@@ -436,7 +458,7 @@ func ChangeKey(ctx context.Context, hdr volume.Device, creds volume.Credentials,
 		if err != nil {
 			return 0, err
 		}
-		return slot, wipe(u.dev, int64(old.off), int64(old.len), rnd)
+		return slot, wipeSynced(u.dev, int64(old.off), int64(old.len), rnd)
 	}
 	h := u.l.v1
 	slot, err := freeLUKS1Slot(h, o.Slot, u.slot)
@@ -462,7 +484,7 @@ func ChangeKey(ctx context.Context, hdr volume.Device, creds volume.Credentials,
 		next.Slots[u.slot] = luks1Slot{Active: luks1SlotDisabled, Offset: h.Slots[u.slot].Offset, Stripes: h.Slots[u.slot].Stripes}
 	}
 	off, _ := h.slotMaterial(slot)
-	if err := writeAt(u.dev, material, off, false); err != nil {
+	if err := writeKeyMaterial(u.dev, material, off); err != nil {
 		return 0, err
 	}
 	if err := writeLUKS1Header(u.dev, &next); err != nil {
@@ -470,7 +492,7 @@ func ChangeKey(ctx context.Context, hdr volume.Device, creds volume.Credentials,
 	}
 	*h = next
 	if slot != u.slot {
-		if err := wipe(u.dev, oldOff, oldN, rnd); err != nil {
+		if err := wipeSynced(u.dev, oldOff, oldN, rnd); err != nil {
 			return slot, err
 		}
 	}
