@@ -108,14 +108,7 @@ func runResize(ctx context.Context, a *app, args []string) error {
 	}
 	oldData := v.Size()
 	oldSize := tcrypt.ContainerSizeFor(oldData)
-	newSize := amount
-	switch rel {
-	case '+':
-		newSize = oldSize + amount
-	case '-':
-		newSize = oldSize - amount
-	}
-	newSize -= newSize % 4096
+	newSize := targetSize(rel, amount, oldSize)
 	if newSize < tcrypt.MinResizeSize {
 		v.Close()
 		return usageError(fmt.Errorf("--size %s: the container would be %d bytes, fewer than the %d its two header groups and one block need", *sizeArg, newSize, tcrypt.MinResizeSize))
@@ -225,14 +218,7 @@ func resizeLUKS(ctx context.Context, a *app, creds volume.Credentials, o volume.
 		return err
 	}
 	oldSize := dev.Size()
-	newSize := amount
-	switch rel {
-	case '+':
-		newSize = oldSize + amount
-	case '-':
-		newSize = oldSize - amount
-	}
-	newSize -= newSize % 4096
+	newSize := targetSize(rel, amount, oldSize)
 	if newSize < offset+4096 {
 		v.Close()
 		return usageError(fmt.Errorf("the container would be %d bytes, fewer than its %d-byte header and one 4 KiB block", newSize, offset))
@@ -313,3 +299,16 @@ type resizeDevice struct {
 }
 
 func (d *resizeDevice) Size() int64 { return d.size }
+
+// targetSize is the container size --size asks for: amount itself, or
+// amount more ('+') or less ('-') than old, rounded down to 4 KiB.
+func targetSize(rel byte, amount, old int64) int64 {
+	n := amount
+	switch rel {
+	case '+':
+		n = old + amount
+	case '-':
+		n = old - amount
+	}
+	return n - n%4096
+}
