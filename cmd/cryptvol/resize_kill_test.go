@@ -55,17 +55,9 @@ func testResizeKilled(t *testing.T, typ, target string, kills int, spread bool) 
 	}
 	fresh := filepath.Join(dir, "fresh.vol")
 	cvOK(t, env, append([]string{"create", fresh, "--size", "20M", "--filesystem", "fat", "--quick", "--non-interactive", "--type", typ}, creds...)...)
-	rng := rand.New(rand.NewSource(int64(len(typ) + len(target))))
-	sums := map[string][32]byte{}
-	for i, n := range []int{2 << 20, 300 << 10, 4321} {
-		b := make([]byte, n)
-		rng.Read(b)
-		name := fmt.Sprintf("f%d.bin", i)
-		src := filepath.Join(dir, name)
-		os.WriteFile(src, b, 0o644)
-		cvOK(t, env, append([]string{"put", fresh, src, "/"}, creds...)...)
-		sums[name] = sha256.Sum256(b)
-	}
+	seed := int64(len(typ) + len(target))
+	sums := putRandomFiles(t, env, dir, fresh, creds, seed, 2<<20, 300<<10, 4321)
+	rng := rand.New(rand.NewSource(seed)) // the kill points
 	oldData, _ := parseSize("20M")
 	newSize, _ := parseSize(target)
 	oldData -= 2 * 131072
@@ -129,6 +121,27 @@ func testResizeKilled(t *testing.T, typ, target string, kills int, spread bool) 
 }
 
 // checkFiles reads every file back and compares its sha256.
+// putRandomFiles puts files f0.bin, f1.bin, ... of the given sizes (random
+// bytes from seed) into the root of vol and returns their sha256s, for
+// checkFiles.
+func putRandomFiles(t *testing.T, env []string, dir, vol string, creds []string, seed int64, sizes ...int) map[string][32]byte {
+	t.Helper()
+	rng := rand.New(rand.NewSource(seed))
+	sums := map[string][32]byte{}
+	for i, n := range sizes {
+		b := make([]byte, n)
+		rng.Read(b)
+		name := fmt.Sprintf("f%d.bin", i)
+		src := filepath.Join(dir, name)
+		if err := os.WriteFile(src, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cvOK(t, env, append([]string{"put", vol, src, "/"}, creds...)...)
+		sums[name] = sha256.Sum256(b)
+	}
+	return sums
+}
+
 func checkFiles(t *testing.T, env []string, dir, vol string, creds []string, sums map[string][32]byte) {
 	t.Helper()
 	back := filepath.Join(dir, "back")

@@ -47,17 +47,7 @@ func testResize(t *testing.T, typ string) {
 	}
 	vol := filepath.Join(dir, "v.vol")
 	cvOK(t, env, append([]string{"create", vol, "--size", "40M", "--filesystem", "fat", "--quick", "--non-interactive", "--type", typ}, creds...)...)
-	rng := rand.New(rand.NewSource(30))
-	sums := map[string][32]byte{}
-	for i, n := range []int{1 << 20, 3 << 20, 700 << 10, 12345} {
-		b := make([]byte, n)
-		rng.Read(b)
-		name := fmt.Sprintf("f%d.bin", i)
-		src := filepath.Join(dir, name)
-		os.WriteFile(src, b, 0o644)
-		cvOK(t, env, append([]string{"put", vol, src, "/"}, creds...)...)
-		sums[name] = sha256.Sum256(b)
-	}
+	sums := putRandomFiles(t, env, dir, vol, creds, 30, 1<<20, 3<<20, 700<<10, 12345)
 	check := func(wantSize int64) (oracleRan bool) {
 		t.Helper()
 		if fi, _ := os.Stat(vol); fi.Size() != wantSize {
