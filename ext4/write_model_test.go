@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -535,8 +534,8 @@ func kernelView(root string) viewer {
 			if err != nil {
 				return 0, 0, time.Time{}, 0, 0, err
 			}
-			st := fi.Sys().(*syscall.Stat_t)
-			return fi.Mode(), fi.Size(), fi.ModTime(), uint64(st.Nlink), st.Ino, nil
+			nlink, ino := linksAndInode(fi)
+			return fi.Mode(), fi.Size(), fi.ModTime(), nlink, ino, nil
 		},
 		readFile: func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(root, p)) },
 		readlink: func(p string) (string, error) { return os.Readlink(filepath.Join(root, p)) },
