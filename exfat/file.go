@@ -13,10 +13,11 @@ import (
 // Sync Close Stat ReadDir Name) are the handle fat and exfat share.
 type File = fatcore.File[*node, *dirCache]
 
-// paths is what FS gets from fatcore over OpenFile: Open, Create,
-// OpenFile, ReadFile, WriteFile, MkdirAll and IOFS (see fatcore.Paths for
-// their documentation).
-type paths = fatcore.Paths[*node, *dirCache, *entry, *FileInfo]
+// paths is what FS gets from fatcore: Open, Create, OpenFile, ReadFile,
+// WriteFile, MkdirAll and IOFS over OpenFile, and Stat, ReadDir, Mkdir,
+// Remove, RemoveAll, Chtimes, SetCreateTime, SetAttributes and Rename over
+// the backend (see fatcore.Paths for their documentation).
+type paths = fatcore.Paths[*node, *dirCache, *entry, *FileInfo, Attr]
 
 // create adds the new empty file base to parent; its clusters come with
 // the first write.

@@ -97,7 +97,7 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 		dirs:  make(map[uint32]*dirCache),
 		nodes: fatcore.NewNodes[*node](),
 	}
-	fs.paths = fatcore.NewPaths(fs.files(), fs)
+	fs.paths = fatcore.NewPaths(fs.files())
 	g, err := parseBootRegion(raw, size)
 	if err != nil {
 		// The backup region is 12 sectors further on, for whichever sector

@@ -55,4 +55,13 @@ func (b *backend) Create(parent *dirCache, base string, perm iofs.FileMode) (*no
 	return b.fs().create(parent, base, perm)
 }
 
-var _ fatcore.Opener[*node, *dirCache, *entry] = (*backend)(nil)
+// The rest of the tree, for the path operations of fatcore.Paths (the
+// on-disk parts are in ops.go and rename.go).
+func (b *backend) Dirs() fatcore.Dirs[*dirCache, *entry] { return b.fs().dirTree() }
+func (b *backend) RootInfo() *FileInfo                   { return b.fs().rootInfo() }
+func (b *backend) EntryInfo(e *entry) *FileInfo          { return b.fs().info(e) }
+func (b *backend) Corrupt(d *dirCache) error             { return d.corrupt() }
+func (b *backend) EnsureUnshared() error                 { return b.fs().ensureUnshared() }
+func (b *backend) ErrNotEmpty() error                    { return ErrNotEmpty }
+
+var _ fatcore.Tree[*node, *dirCache, *entry, *FileInfo, Attr] = (*backend)(nil)

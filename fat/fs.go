@@ -93,7 +93,7 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 		dirs:  make(map[uint32]*dirCache),
 		nodes: fatcore.NewNodes[*node](),
 	}
-	fs.paths = fatcore.NewPaths(fs.files(), fs)
+	fs.paths = fatcore.NewPaths(fs.files())
 	if fs.loc == nil {
 		fs.loc = time.Local
 	}

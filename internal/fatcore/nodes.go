@@ -105,3 +105,25 @@ func (s *Nodes[N]) DirtyNodes() iter.Seq[N] { return maps.Keys(s.dirty) }
 // Orphans ranges over the removed files still open; the loop may Forget
 // them.
 func (s *Nodes[N]) Orphans() iter.Seq[N] { return maps.Keys(s.orphans) }
+
+// Unlink is the order of a removal, the same on FAT and exFAT. n is the
+// entry's open file (zero when none): it is committed first, so that the
+// allocation and the entry agree; then erase takes the entry out of its
+// directory; an open file then keeps its clusters (an orphan until its
+// last Close), else free gives them back.
+func (s *Nodes[N]) Unlink(n N, commit func(N) error, erase, free func() error) error {
+	var none N
+	if n != none {
+		if err := commit(n); err != nil {
+			return err
+		}
+	}
+	if err := erase(); err != nil {
+		return err
+	}
+	if n != none {
+		s.Orphan(n)
+		return nil
+	}
+	return free()
+}
