@@ -4,23 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"github.com/cryptvol/cryptvol/internal/fatcore"
+	iofs "io/fs"
 	"time"
 )
+
+// AddFile adds the new empty file base to parent.
+func (b *backend) AddFile(parent *dirCache, base string, perm iofs.FileMode) (*entry, error) {
+	tmpl := &entry{attr: Attr(fatcore.NewFileAttr(perm))}
+	tmpl.setCreated(b.now(), b.loc)
+	return parent.add(nameUnits(base), tmpl, true)
+}
 
 // MakeDir creates directory base in parent: its cluster is zeroed (an
 // exFAT directory has no "." or ".." entries) and marked in the bitmap
 // before the parent's entry set appears.
-func (b *backend) MakeDir(parent *dirCache, base string) error {
+func (b *backend) MakeDir(parent *dirCache, base string, c uint32) error {
 	fs := b.fs()
-	units, err := checkName(base) // passed: this is the form the entry holds
-	if err != nil {
-		return err
-	}
-	runs, err := fs.allocate(1, 0)
-	if err != nil {
-		return err
-	}
-	c := runs[0].First
 	cs := uint64(fs.g.clusterSize)
 	tmpl := &entry{attr: AttrDir, start: c, size: cs, valid: cs, flags: flagAllocPossible | flagNoFatChain}
 	tmpl.setCreated(fs.now(), fs.loc)
@@ -37,7 +36,7 @@ func (b *backend) MakeDir(parent *dirCache, base string) error {
 	if err := fatcore.SyncDevice(fs.w); err != nil {
 		return err
 	}
-	e, err := parent.add(units, tmpl, false)
+	e, err := parent.add(nameUnits(base), tmpl, false)
 	if err != nil {
 		fs.bm.setRange(c, 1, false)
 		return errors.Join(err, fs.flushBitmap())

@@ -19,10 +19,8 @@ import (
 // A replaced file's clusters are freed last.
 func (b *backend) Move(sp *dirCache, se *entry, dp *dirCache, de *entry, dbase string) error {
 	fs := b.fs()
-	units, err := checkName(dbase)
-	if err != nil {
-		return err
-	}
+	units := nameUnits(dbase)
+	var err error
 	tmpl := *se
 	tmpl.extra = append([]byte(nil), se.extra...)
 	tmpl.units = units

@@ -3,19 +3,24 @@ package fat
 import (
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"sort"
 	"time"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
+
+// AddFile adds the new empty file base to parent.
+func (b *backend) AddFile(parent *dirCache, base string, perm iofs.FileMode) (*entry, error) {
+	tmpl := &entry{attr: Attr(fatcore.NewFileAttr(perm))}
+	tmpl.setCreated(b.now(), b.loc)
+	return parent.add(base, tmpl, true, nil)
+}
 
 // MakeDir creates directory base in parent. Its cluster (with "." and
 // "..") is written and the FAT flushed before the parent's entry appears.
-func (b *backend) MakeDir(parent *dirCache, base string) error {
+func (b *backend) MakeDir(parent *dirCache, base string, c uint32) error {
 	fs := b.fs()
-	runs, err := fs.allocate(1, 0)
-	if err != nil {
-		return err
-	}
-	c := runs[0].First
 	tmpl := &entry{attr: AttrDir, start: c}
 	tmpl.setCreated(fs.now(), fs.loc)
 

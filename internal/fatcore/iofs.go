@@ -15,12 +15,12 @@ import (
 // package's Tree (ops.go). Each package's FS embeds it (under an
 // unexported alias, so only these methods show) and sets it with NewPaths
 // when it opens.
-type Paths[N, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16] struct {
+type Paths[N node, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16] struct {
 	o Tree[N, D, E, I, A]
 }
 
 // NewPaths returns the Paths of a filesystem whose backend is o.
-func NewPaths[N, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16](o Tree[N, D, E, I, A]) Paths[N, D, E, I, A] {
+func NewPaths[N node, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16](o Tree[N, D, E, I, A]) Paths[N, D, E, I, A] {
 	return Paths[N, D, E, I, A]{o: o}
 }
 
@@ -108,7 +108,7 @@ func (p Paths[N, D, E, I, A]) WriteFile(name string, data []byte, perm iofs.File
 	return f.Close()
 }
 
-type ioFS[N, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16] struct{ p Paths[N, D, E, I, A] }
+type ioFS[N node, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16] struct{ p Paths[N, D, E, I, A] }
 
 func validPath(op, name string) error {
 	if !iofs.ValidPath(name) {

@@ -13,15 +13,12 @@ import (
 // questions about directories and entries whose answers differ between
 // FAT and exFAT. Like Opener, it is the package's backend, called with
 // the FS's lock held. I is the package's *FileInfo, A its Attr.
-type Tree[N, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16] interface {
+type Tree[N node, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16] interface {
 	Opener[N, D, E]
 	// Dirs is how the package's directory tree is walked.
 	Dirs() Dirs[D, E]
 	RootInfo() I
 	EntryInfo(e E) I
-	// Corrupt is d's refusal to be changed (garbage, entries that cannot
-	// be understood), or nil.
-	Corrupt(d D) error
 	// HasListing reports whether e is a directory whose entries can be
 	// read (FAT: not one damaged beyond use, which is removed unread).
 	HasListing(e E) bool
@@ -29,12 +26,12 @@ type Tree[N, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16] interface {
 	Empty(d D) bool
 	// Children returns d's live entries in slot order.
 	Children(d D) []E
-	// EnsureUnshared is the cross-link guard run before clusters are
-	// freed (see each package's ensureUnshared).
-	EnsureUnshared() error
+	// NewCluster takes a free cluster for a new directory.
+	NewCluster() (uint32, error)
 	// MakeDir creates directory base, which does not exist, in parent
-	// (whose Corrupt and the name's CheckName passed).
-	MakeDir(parent D, base string) error
+	// (whose Corrupt and the name's CheckName passed), in cluster c from
+	// NewCluster.
+	MakeDir(parent D, base string, c uint32) error
 	// Unlink erases e from its directory and frees (or, if it is open,
 	// orphans) its clusters.
 	Unlink(e E) error
@@ -46,7 +43,7 @@ type Tree[N, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16] interface {
 	SetAttr(e E, a A)
 	// The checks of a rename, in Rename's order. CheckSource refuses a
 	// source before the destination is looked at (FAT: an entry damaged
-	// beyond use), CheckName the new name; Inside reports whether d is
+	// beyond use); Inside reports whether d is
 	// directory e or lies below it; Respell handles a rename of se to
 	// another spelling of its own name (done: nothing more to do);
 	// CheckReplaced refuses a destination that cannot be replaced before
@@ -54,7 +51,6 @@ type Tree[N, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16] interface {
 	// (which replacing it frees); Commit writes e's open file's pending
 	// changes, so that the entry on disk is as it is in memory.
 	CheckSource(e E) error
-	CheckName(base string) error
 	Inside(d D, e E) bool
 	Respell(sp D, se E, dp D, dbase string) (done bool, err error)
 	CheckReplaced(e E) error
@@ -111,7 +107,11 @@ func (p Paths[N, D, E, I, A]) mkdir(name string) error {
 	if err := p.o.Corrupt(parent); err != nil {
 		return err
 	}
-	return p.o.MakeDir(parent, base)
+	c, err := p.o.NewCluster()
+	if err != nil {
+		return err
+	}
+	return p.o.MakeDir(parent, base, c)
 }
 
 // Remove removes a file or an empty directory. The entry goes first, then
