@@ -43,13 +43,13 @@ type Tree[N node, D, E comparable, I iofs.FileInfo, A ~uint8 | ~uint16] interfac
 	SetAttr(e E, a A)
 	// The checks of a rename, in Rename's order. CheckSource refuses a
 	// source before the destination is looked at (FAT: an entry damaged
-	// beyond use); Inside reports whether d is
-	// directory e or lies below it; Respell handles a rename of se to
-	// another spelling of its own name (done: nothing more to do);
-	// CheckReplaced refuses a destination that cannot be replaced before
-	// its kind is compared; HasClusters reports whether e owns clusters
-	// (which replacing it frees); Commit writes e's open file's pending
-	// changes, so that the entry on disk is as it is in memory.
+	// beyond use); Inside reports whether directory d is e or lies below
+	// it; Respell handles a rename of se to another spelling of its own
+	// name (done: nothing more to do); CheckReplaced refuses a destination
+	// that cannot be replaced, before its kind is compared; HasClusters
+	// reports whether e owns clusters (which replacing it frees);
+	// CommitEntry writes e's open file's pending changes, so that the
+	// entry on disk is as it is in memory.
 	CheckSource(e E) error
 	Inside(d D, e E) bool
 	Respell(sp D, se E, dp D, dbase string) (done bool, err error)
