@@ -29,6 +29,13 @@ type Options struct {
 
 // FS is an open exFAT filesystem. All methods are safe for concurrent use;
 // they are serialised by one lock.
+//
+// Besides the methods listed with it, FS has those of the path layer fat
+// and exfat share (internal/fatcore.Paths; go doc does not list them):
+// Open, Create and OpenFile (returning *File), ReadFile, WriteFile,
+// MkdirAll, IOFS, Stat (returning *FileInfo), ReadDir, Mkdir, Remove,
+// RemoveAll, Chtimes, SetCreateTime, SetAttributes (taking an Attr) and
+// Rename (errors are *os.LinkError values).
 type FS struct {
 	paths // Open, Create, OpenFile, ReadFile, WriteFile, MkdirAll, IOFS
 
