@@ -198,3 +198,12 @@ func (b *bitmap) allocate(n, near uint32) []run {
 	}
 	return runs
 }
+
+// NewCluster takes one free cluster, for a new directory.
+func (b *backend) NewCluster() (uint32, error) {
+	runs, err := b.fs().allocate(1, 0)
+	if err != nil {
+		return 0, err
+	}
+	return runs[0].First, nil
+}

@@ -3,7 +3,6 @@ package exfat
 import (
 	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
@@ -80,42 +79,19 @@ func (r *CheckReport) ExitCode() int {
 
 // String summarises the report, one finding per line.
 func (r *CheckReport) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d files, %d directories\n", r.Files, r.Dirs)
-	if r.Dirty {
-		b.WriteString("volume is marked dirty (not cleanly unmounted)\n")
-	}
-	for _, s := range r.BootProblems {
-		fmt.Fprintf(&b, "boot region: %s\n", s)
-	}
-	if r.LostClusters > 0 {
-		fmt.Fprintf(&b, "%d lost clusters (in use in the bitmap, owned by nothing)\n", r.LostClusters)
-	}
-	for _, s := range r.Unmarked {
-		fmt.Fprintf(&b, "in use but free in the bitmap: %s\n", s)
-	}
-	for _, s := range r.CrossLinks {
-		fmt.Fprintf(&b, "cross-linked: %s\n", s)
-	}
-	for _, s := range r.Duplicates {
-		fmt.Fprintf(&b, "duplicate: %s\n", s)
-	}
-	for _, s := range r.BadEntries {
-		fmt.Fprintf(&b, "bad: %s\n", s)
-	}
-	for _, s := range r.BadChecksums {
-		fmt.Fprintf(&b, "wrong checksum: %s\n", s)
-	}
-	for _, s := range r.LongChains {
-		fmt.Fprintf(&b, "chain longer than file: %s\n", s)
-	}
-	if r.OrphanEntries > 0 {
-		fmt.Fprintf(&b, "%d orphaned secondary entries\n", r.OrphanEntries)
-	}
-	for _, s := range r.Repaired {
-		fmt.Fprintf(&b, "repaired: %s\n", s)
-	}
-	return b.String()
+	t := fatcore.NewReportText(r.Files, r.Dirs)
+	t.Flag(r.Dirty, "volume is marked dirty (not cleanly unmounted)")
+	t.Each("boot region", r.BootProblems)
+	t.Count(uint64(r.LostClusters), "%d lost clusters (in use in the bitmap, owned by nothing)")
+	t.Each("in use but free in the bitmap", r.Unmarked)
+	t.Each("cross-linked", r.CrossLinks)
+	t.Each("duplicate", r.Duplicates)
+	t.Each("bad", r.BadEntries)
+	t.Each("wrong checksum", r.BadChecksums)
+	t.Each("chain longer than file", r.LongChains)
+	t.Count(uint64(r.OrphanEntries), "%d orphaned secondary entries")
+	t.Each("repaired", r.Repaired)
+	return t.String()
 }
 
 type checker struct {

@@ -20,17 +20,7 @@ import (
 // is documented to leave for a moment), and that after Check(true)
 // fsck.exfat -n finds the volume clean.
 
-type crashOp struct {
-	name  string
-	run   func(fs *FS) error
-	check func(t *testing.T, fs *FS, pre map[string][]byte)
-	// touched are pre-existing paths the operation may change or remove.
-	touched []string
-	// What Check may find for a moment: a chain longer than its file
-	// (appending to a fragmented file), two names sharing clusters (a
-	// rename between its two writes).
-	longChains, crossLinks bool
-}
+type crashOp = fattest.CrashOp[*FS]
 
 const longName = "/dir/" + "a name of more than two hundred and ten characters needs two sectors of entries " +
 	"when sixteen entries fit in a sector, so its set spans them; this file only stands by while the others change" +
@@ -73,15 +63,10 @@ func preexisting(t *testing.T, size int64, cluster int) (*memDev, map[string][]b
 		t.Fatal("/fragmented.bin is contiguous")
 	}
 	// Fill /full's cluster to its last slot, so one more entry grows it.
-	for i := 0; ; i++ {
+	fattest.FillDir(t, fs, "/full", files, func() bool {
 		d, _ := fs.dirTree().Dir([]string{"full"})
-		if d.end+3 > d.slots() {
-			break
-		}
-		n := fmt.Sprintf("/full/f%d", i)
-		files[n] = pattern(100+i, 50)
-		mustWrite(t, fs, n, files[n])
-	}
+		return d.end+3 > d.slots()
+	})
 	if err := fs.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -89,34 +74,22 @@ func preexisting(t *testing.T, size int64, cluster int) (*memDev, map[string][]b
 }
 
 func appendOp(name, p string, data []byte, long bool) crashOp {
-	return crashOp{name: name, longChains: long, touched: []string{p}, run: func(fs *FS) error {
-		f, err := fs.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(data); err != nil {
-			return err
-		}
-		return f.Close()
-	}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+	return crashOp{Name: name, LongChains: long, Touches: []string{p}, Run: func(fs *FS) error {
+		return fattest.AppendFile(fs.OpenFile, p, data)
+	}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 		fattest.OneOf(t, fs, p, pre[p], append(append([]byte{}, pre[p]...), data...))
 	}}
 }
 
 func crashOps() []crashOp {
 	newData := pattern(50, 20000)
-	return []crashOp{
-		{name: "put new file", run: func(fs *FS) error {
-			return fs.WriteFile("/dir/new file.bin", newData, 0o644)
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			fattest.OneOf(t, fs, "/dir/new file.bin", nil, newData)
-		}},
-		{name: "put with a name of 17 entries", longChains: true, run: func(fs *FS) error {
+	return append(fattest.CommonCrashOps[*FS](newData), []crashOp{
+		{Name: "put with a name of 17 entries", LongChains: true, Run: func(fs *FS) error {
 			return fs.WriteFile("/dir/"+strings.Repeat("n", 240), newData[:5000], 0o644)
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			fattest.OneOf(t, fs, "/dir/"+strings.Repeat("n", 240), nil, newData[:5000])
 		}},
-		{name: "put while another new file is open", run: func(fs *FS) error {
+		{Name: "put while another new file is open", Run: func(fs *FS) error {
 			f, err := fs.Create("/dir/open.bin")
 			if err != nil {
 				return err
@@ -128,26 +101,21 @@ func crashOps() []crashOp {
 				return err
 			}
 			return f.Close()
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			// The open file's set went to disk with its neighbour's, as an
 			// empty file (doc.go says so).
 			fattest.OneOf(t, fs, "/dir/open.bin", nil, []byte{}, newData)
 			fattest.OneOf(t, fs, "/dir/other.bin", nil, newData[:7000])
 		}},
-		{name: "put into a full directory", longChains: true, run: func(fs *FS) error {
+		{Name: "put into a full directory", LongChains: true, Run: func(fs *FS) error {
 			return fs.WriteFile("/full/one more with a long name.txt", newData[:3000], 0o644)
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			fattest.OneOf(t, fs, "/full/one more with a long name.txt", nil, newData[:3000])
-		}},
-		{name: "put over an existing file", touched: []string{"/victim.txt"}, run: func(fs *FS) error {
-			return fs.WriteFile("/victim.txt", newData, 0o644)
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"], newData)
 		}},
 		appendOp("append contiguous", "/victim.txt", newData, false),
 		appendOp("append fragmented", "/fragmented.bin", newData, true),
 		appendOp("append turning contiguous into fragmented", "/keep.txt", newData, false),
-		{name: "truncate", longChains: true, touched: []string{"/fragmented.bin"}, run: func(fs *FS) error {
+		{Name: "truncate", LongChains: true, Touches: []string{"/fragmented.bin"}, Run: func(fs *FS) error {
 			f, err := fs.OpenFile("/fragmented.bin", os.O_RDWR, 0)
 			if err != nil {
 				return err
@@ -156,26 +124,12 @@ func crashOps() []crashOp {
 				return err
 			}
 			return f.Close()
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			fattest.OneOf(t, fs, "/fragmented.bin", pre["/fragmented.bin"], pre["/fragmented.bin"][:100])
 		}},
-		{name: "rm", touched: []string{"/victim.txt"}, run: func(fs *FS) error {
-			return fs.Remove("/victim.txt")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"], nil)
-		}},
-		{name: "rm -r", touched: []string{"/tree/a/b.txt", "/tree/c.txt"}, run: func(fs *FS) error {
-			return fs.RemoveAll("/tree")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			fattest.OneOf(t, fs, "/tree/a/b.txt", pre["/tree/a/b.txt"], nil)
-			fattest.OneOf(t, fs, "/tree/c.txt", pre["/tree/c.txt"], nil)
-		}},
-		{name: "mkdir", run: func(fs *FS) error {
-			return fs.MkdirAll("/new/dir/deep")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {}},
-		{name: "rename in place", touched: []string{"/victim.txt"}, run: func(fs *FS) error {
+		{Name: "rename in place", Touches: []string{"/victim.txt"}, Run: func(fs *FS) error {
 			return fs.Rename("/victim.txt", "/Victim2.TXT")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			a, errA := fs.ReadFile("/victim.txt")
 			b, errB := fs.ReadFile("/Victim2.TXT")
 			ents, _ := fs.ReadDir("/")
@@ -189,33 +143,29 @@ func crashOps() []crashOp {
 				t.Errorf("renamed file lost or doubled (%d names): %v %v", n, errA, errB)
 			}
 		}},
-		{name: "rename across directories", crossLinks: true, touched: []string{"/victim.txt"}, run: func(fs *FS) error {
+		{Name: "rename across directories", Rename: true, Touches: []string{"/victim.txt"}, Run: func(fs *FS) error {
 			return fs.Rename("/victim.txt", "/dir/moved victim.txt")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			a, errA := fs.ReadFile("/victim.txt")
 			b, errB := fs.ReadFile("/dir/moved victim.txt")
 			if !(errA == nil && bytes.Equal(a, pre["/victim.txt"])) && !(errB == nil && bytes.Equal(b, pre["/victim.txt"])) {
 				t.Errorf("renamed file lost: %v %v", errA, errB)
 			}
 		}},
-		{name: "rename over an existing file", crossLinks: true, touched: []string{"/victim.txt", "/other/to be replaced.txt"}, run: func(fs *FS) error {
+		{Name: "rename over an existing file", Rename: true, Touches: []string{"/victim.txt", "/other/to be replaced.txt"}, Run: func(fs *FS) error {
 			return fs.Rename("/victim.txt", "/other/to be replaced.txt")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			fattest.OneOf(t, fs, "/other/to be replaced.txt", pre["/other/to be replaced.txt"], pre["/victim.txt"])
 			if b, _ := fs.ReadFile("/other/to be replaced.txt"); !bytes.Equal(b, pre["/victim.txt"]) {
 				fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"])
 			}
 		}},
-		{name: "rename a directory", crossLinks: true, touched: []string{"/tree/a/b.txt", "/tree/c.txt"}, run: func(fs *FS) error {
+		{Name: "rename a directory", Rename: true, Touches: []string{"/tree/a/b.txt", "/tree/c.txt"}, Run: func(fs *FS) error {
 			return fs.Rename("/tree", "/dir/tree moved")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			_, e1 := fs.ReadFile("/tree/c.txt")
-			_, e2 := fs.ReadFile("/dir/tree moved/c.txt")
-			if e1 != nil && e2 != nil {
-				t.Errorf("directory lost: %v %v", e1, e2)
-			}
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+			fattest.Kept(t, fs, "/tree/c.txt", "/dir/tree moved/c.txt")
 		}},
-	}
+	}...)
 }
 
 func TestCrashSafety(t *testing.T) {
@@ -230,11 +180,11 @@ func TestCrashSafety(t *testing.T) {
 	}{{4 << 20, 512}, {16 << 20, 4096}} {
 		base, pre := preexisting(t, c.size, c.cluster)
 		for _, op := range crashOps() {
-			t.Run(fmt.Sprintf("%d/%s", c.cluster, op.name), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%d/%s", c.cluster, op.Name), func(t *testing.T) {
 				states := map[string]int{}
 				fsckStates := map[string]int{}
 				open := func(dev *fattest.CrashDev) *FS { return mustOpen(t, dev, c.size) }
-				total := fattest.CrashRuns(t, base.Data, 1, open, op.run, func(k, total int, data []byte) {
+				total := fattest.CrashRuns(t, base.Data, 1, open, op.Run, func(k, total int, data []byte) {
 					crashed := bytes.Clone(data)
 					after := &memDev{T: t, Data: data}
 					// As found: what the crash left, for Check to report.
@@ -248,37 +198,20 @@ func TestCrashSafety(t *testing.T) {
 					if fs3, err := Open(rec, c.size); err != nil {
 						t.Errorf("k=%d of %d: the recovering open failed: %v", k, total, err)
 					} else {
-						for p, b := range pre {
-							if contains(op.touched, p) {
-								continue
-							}
-							if got, err := fs3.ReadFile(p); err != nil || !bytes.Equal(got, b) {
-								t.Errorf("k=%d: pre-existing %s damaged by the recovery: %v", k, p, err)
-							}
-						}
+						fattest.Intact(t, fmt.Sprintf("k=%d, after the recovery", k), fs3, op.Touches, pre)
 						if rep, err := fs3.Check(false); err != nil || !rep.Clean() {
 							t.Errorf("k=%d of %d: not clean after the recovery: %v\n%s", k, total, err, rep)
 						}
 						fs3.Close()
 					}
-				files:
-					for p, b := range pre {
-						for _, tp := range op.touched {
-							if p == tp {
-								continue files
-							}
-						}
-						if got, err := fs2.ReadFile(p); err != nil || !bytes.Equal(got, b) {
-							t.Errorf("k=%d: pre-existing %s damaged: %v", k, p, err)
-						}
-					}
-					op.check(t, fs2, pre)
+					fattest.Intact(t, fmt.Sprintf("k=%d", k), fs2, op.Touches, pre)
+					op.Check(t, fs2, pre)
 					rep, err := fs2.Check(false)
 					if err != nil {
 						t.Fatalf("k=%d: Check: %v", k, err)
 					}
 					bad := len(rep.BadEntries) > 0 || len(rep.Unmarked) > 0 || len(rep.BadChecksums) > 0 || rep.OrphanEntries > 0 ||
-						len(rep.BootProblems) > 0 || len(rep.CrossLinks) > 0 || len(rep.Duplicates) > 0 && !op.crossLinks || len(rep.LongChains) > 0 && !op.longChains
+						len(rep.BootProblems) > 0 || len(rep.CrossLinks) > 0 || len(rep.Duplicates) > 0 && !op.Rename || len(rep.LongChains) > 0 && !op.LongChains
 					if bad {
 						t.Errorf("k=%d of %d: Check found more than lost clusters:\n%s", k, total, rep)
 					}
@@ -334,13 +267,4 @@ func fsckSummary(out string, err error) string {
 		s += ": " + strings.Join(lines, " / ")
 	}
 	return s
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -45,6 +45,10 @@ type dirCache struct {
 	labelAt  int // slot of the volume label entry, -1 if none
 }
 
+// Parent and Name say where the directory is (fatcore.Dir).
+func (d *dirCache) Parent() *dirCache { return d.parent }
+func (d *dirCache) Name() string      { return d.self.name }
+
 func (d *dirCache) slots() int          { return len(d.data) / entrySize }
 func (d *dirCache) slotsPerSector() int { return d.fs.g.sectorSize / entrySize }
 func (d *dirCache) firstCluster() uint32 {
@@ -183,12 +187,8 @@ func (d *dirCache) corrupt() error {
 	return corruptf("directory %s: %s", d.path(), fatcore.BadSummary(d.bad))
 }
 
-func (d *dirCache) path() string {
-	if d.parent == nil {
-		return "/"
-	}
-	return fatcore.JoinDir(d.parent.path(), d.self.name)
-}
+// path is the directory's path for messages.
+func (d *dirCache) path() string { return fatcore.DirPath(d) }
 
 // slotOffset is the device offset of slot i.
 func (d *dirCache) slotOffset(i int) int64 {

@@ -80,6 +80,14 @@ type entry struct {
 func (e *entry) isDir() bool      { return e.attr&AttrDir != 0 }
 func (e *entry) noFatChain() bool { return e.flags&flagNoFatChain != 0 }
 
+// forget drops n as e's open file when the last handle closes (unless a
+// rename over e detached n onto a copy of it already).
+func (e *entry) forget(n *node) {
+	if e.node == n {
+		e.node = nil
+	}
+}
+
 // entryChecksum is the SetChecksum of section 6.3.3 over a whole entry
 // set, skipping the checksum field itself.
 func entryChecksum(set []byte) uint16 {
@@ -222,12 +230,15 @@ func checkName(name string) ([]uint16, error) {
 	if last := name[len(name)-1]; last == ' ' || last == '.' {
 		return nil, fmt.Errorf("%w: %q ends in %q", ErrInvalidName, name, last)
 	}
-	u := utf16.Encode([]rune(name))
+	u := nameUnits(name)
 	if len(u) > maxNameUnits {
 		return nil, fmt.Errorf("%w: %q is %d UTF-16 units long, at most %d fit", ErrInvalidName, name, len(u), maxNameUnits)
 	}
 	return u, nil
 }
+
+// nameUnits is the UTF-16 form entries hold of a name checkName accepted.
+func nameUnits(name string) []uint16 { return utf16.Encode([]rune(name)) }
 
 // exFAT timestamps (section 7.4.8) are local date and time fields with
 // two-second steps, a 10 ms increment byte (create and modify times) and
@@ -294,6 +305,13 @@ func (e *entry) setCreated(t time.Time, loc *time.Location) {
 func (e *entry) setModified(t time.Time, loc *time.Location) {
 	e.mtime, e.m10, e.mtz = encodeTime(t, loc)
 	e.atime, _, e.atz = e.mtime, 0, e.mtz
+}
+
+// touch records a change to the content: modified now, and not yet
+// backed up (the archive bit).
+func (e *entry) touch(t time.Time, loc *time.Location) {
+	e.setModified(t, loc)
+	e.attr |= AttrArchive
 }
 
 // ValidateName reports whether name (one path component) can be stored:

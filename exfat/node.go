@@ -45,63 +45,54 @@ func (fs *FS) openNode(e *entry) (*node, error) {
 }
 
 // commit writes n's pending changes in the order above.
-func (fs *FS) commit(n *node) error {
-	if !n.Dirty() {
-		return nil
-	}
-	if n.Removed() {
-		fs.nodes.Clean(n)
-		return nil
-	}
+func (fs *FS) commit(n *node) error { return fs.nodes.Commit(n, fs.files()) }
+
+// Allocation writes the bitmap, then the FAT entries of new clusters,
+// then the links from clusters the disk knew of to them.
+func (b *backend) Allocation(n *node) error {
+	fs := b.fs()
 	if err := fs.flushBitmap(); err != nil {
 		return err
 	}
 	if err := fs.flushFAT(); err != nil {
 		return err
 	}
-	if len(n.links) > 0 {
-		for _, l := range n.links {
-			fs.fat.set(l[0], l[1])
-		}
-		n.links = n.links[:0]
-		if err := fs.flushFAT(); err != nil {
-			return err
-		}
+	if len(n.links) == 0 {
+		return nil
 	}
-	e := n.ent
-	e.start = n.ch.First()
-	if err := e.dir.update(e); err != nil {
-		return err
+	for _, l := range n.links {
+		fs.fat.set(l[0], l[1])
 	}
-	n.diskClusters = n.ch.N
-	if n.old.N > 0 {
-		fs.freeChain(n.old)
-		n.old = chain{}
-		if err := fs.flushBitmap(); err != nil {
-			return err
-		}
-	}
-	fs.nodes.Clean(n)
-	return nil
+	n.links = n.links[:0]
+	return fs.flushFAT()
 }
 
-// release drops one reference; the last one of a removed file frees its
+// WriteEntry writes the entry set (Settle, after it, records and frees).
+func (b *backend) WriteEntry(n *node) error {
+	n.ent.start = n.ch.First()
+	return n.ent.dir.update(n.ent)
+}
+
+func (b *backend) Settle(n *node) error {
+	n.diskClusters = n.ch.N
+	if n.old.N == 0 {
+		return nil
+	}
+	b.fs().freeChain(n.old)
+	n.old = chain{}
+	return b.fs().flushBitmap()
+}
+
+// Release drops one reference; the last one of a removed file frees its
 // clusters.
-func (fs *FS) release(n *node) error {
-	if !fs.nodes.Drop(n) {
-		return nil
-	}
-	if n.ent != nil && n.ent.node == n {
-		n.ent.node = nil
-	}
-	if !n.Removed() {
-		return nil
-	}
-	fs.freeChain(n.ch)
-	fs.freeChain(n.old)
-	n.ch, n.old = chain{}, chain{}
-	fs.nodes.Forget(n)
-	return fs.flushBitmap()
+func (b *backend) Release(n *node) error {
+	fs := b.fs()
+	return fs.nodes.Release(n, func(n *node) { n.ent.forget(n) }, func(n *node) error {
+		fs.freeChain(n.ch)
+		fs.freeChain(n.old)
+		n.ch, n.old = chain{}, chain{}
+		return fs.flushBitmap()
+	})
 }
 
 // grow makes the chain at least clusters long. A file stays contiguous
@@ -180,10 +171,11 @@ func (fs *FS) clustersFor(size int64) uint32 {
 	return uint32((size + int64(fs.g.clusterSize) - 1) >> fs.g.clusterShift)
 }
 
-// writeAtNode writes p at off, growing the file as needed. Bytes between
+// WriteData writes p at off, growing the file as needed. Bytes between
 // the valid data length and off are zeroed on disk first (a file written
 // by another system may have a valid length below its size).
-func (fs *FS) writeAtNode(n *node, p []byte, off int64) error {
+func (b *backend) WriteData(n *node, p []byte, off int64) error {
+	fs := b.fs()
 	end := off + int64(len(p))
 	if end > fs.maxFileSize() || end < off {
 		return fmt.Errorf("%w: writing to %d, the volume holds %d bytes", ErrFileTooLarge, end, fs.maxFileSize())
@@ -206,86 +198,84 @@ func (fs *FS) writeAtNode(n *node, p []byte, off int64) error {
 	if uint64(end) > e.valid {
 		e.valid = uint64(end)
 	}
-	e.setModified(fs.now(), fs.loc)
-	e.attr |= AttrArchive
-	fs.nodes.MarkDirty(n)
 	return nil
 }
 
-// truncate sets n's size.
-func (fs *FS) truncate(n *node, size int64) error {
-	if size < 0 {
-		return errInvalid
+// Touch: the content changed (see entry.touch).
+func (b *backend) Touch(n *node) { n.ent.touch(b.now(), b.loc) }
+
+// Truncate's steps (fatcore.Truncate keeps their order).
+
+func (b *backend) CheckSize(n *node, size int64) error {
+	if max := b.fs().maxFileSize(); size > max {
+		return fmt.Errorf("%w: truncating to %d, the volume holds %d bytes", ErrFileTooLarge, size, max)
 	}
-	if size > fs.maxFileSize() {
-		return fmt.Errorf("%w: truncating to %d, the volume holds %d bytes", ErrFileTooLarge, size, fs.maxFileSize())
-	}
-	e := n.ent
-	old := int64(e.size)
-	if size < old && n.ch.N > 0 {
-		// Clusters will be freed.
-		if err := fs.ensureUnshared(); err != nil {
-			return err
-		}
-	}
-	switch {
-	case size == old:
-		return nil
-	case size > old:
-		if err := fs.grow(n, fs.clustersFor(size)); err != nil {
-			return err
-		}
-		if err := fs.zeroFill(n, int64(e.valid), size); err != nil {
-			return err
-		}
-		e.size, e.valid = uint64(size), uint64(size)
-	case size == 0:
-		// Keep the committed clusters until the entry stops pointing at
-		// them: a crash before the next commit leaves the old content.
-		if n.ch.N > 0 {
-			if n.old.N == 0 && n.diskClusters > 0 {
-				keep := n.ch.Clone()
-				keep.Truncate(n.diskClusters)
-				n.old = keep
-				rest := n.ch.Clone()
-				fs.freeTail(rest, n.diskClusters)
-			} else {
-				fs.freeTail(n.ch.Clone(), 0) // never referenced from disk
-			}
-		}
-		n.ch, n.links, n.diskClusters = chain{}, nil, 0
-		e.start, e.size, e.valid = 0, 0, 0
-		e.flags = 0
-	default:
-		// Shrink: the entry with the smaller size goes to disk first, then
-		// the clusters are freed, so a crash in between leaves only
-		// clusters in use that no file needs.
-		e.size = uint64(size)
-		e.valid = min(e.valid, e.size)
-		e.setModified(fs.now(), fs.loc)
-		fs.nodes.MarkDirty(n)
-		if err := fs.commit(n); err != nil {
-			return err
-		}
-		keep := fs.clustersFor(size)
-		if keep < n.ch.N {
-			if !e.noFatChain() {
-				last, _ := n.ch.At(keep - 1)
-				fs.fat.set(last, eocCluster)
-				if err := fs.flushFAT(); err != nil {
-					return err
-				}
-			}
-			fs.freeTail(n.ch.Clone(), keep)
-			n.ch.Truncate(keep)
-			n.diskClusters = min(n.diskClusters, keep)
-		}
-		return fs.flushBitmap()
-	}
-	e.setModified(fs.now(), fs.loc)
-	e.attr |= AttrArchive
-	fs.nodes.MarkDirty(n)
 	return nil
+}
+
+// FreesCommitted: every cluster of a shorter file may be known to the disk.
+func (b *backend) FreesCommitted(n *node, size int64) bool {
+	return size < int64(n.ent.size) && n.ch.N > 0
+}
+
+func (b *backend) Extend(n *node, size int64) error {
+	fs, e := b.fs(), n.ent
+	if err := fs.grow(n, fs.clustersFor(size)); err != nil {
+		return err
+	}
+	if err := fs.zeroFill(n, int64(e.valid), size); err != nil {
+		return err
+	}
+	e.size, e.valid = uint64(size), uint64(size)
+	return nil
+}
+
+// Clear keeps the committed clusters until the entry stops pointing at
+// them.
+func (b *backend) Clear(n *node) {
+	fs, e := b.fs(), n.ent
+	if n.ch.N > 0 {
+		if n.old.N == 0 && n.diskClusters > 0 {
+			keep := n.ch.Clone()
+			keep.Truncate(n.diskClusters)
+			n.old = keep
+			rest := n.ch.Clone()
+			fs.freeTail(rest, n.diskClusters)
+		} else {
+			fs.freeTail(n.ch.Clone(), 0) // never referenced from disk
+		}
+	}
+	n.ch, n.links, n.diskClusters = chain{}, nil, 0
+	e.start, e.size, e.valid = 0, 0, 0
+	e.flags = 0
+}
+
+// Shrink: the entry with the smaller size goes to disk first, then the
+// clusters are freed, so a crash in between leaves only clusters in use
+// that no file needs.
+func (b *backend) Shrink(n *node, size int64) error {
+	fs, e := b.fs(), n.ent
+	e.size = uint64(size)
+	e.valid = min(e.valid, e.size)
+	e.setModified(fs.now(), fs.loc)
+	fs.nodes.MarkDirty(n)
+	if err := fs.commit(n); err != nil {
+		return err
+	}
+	keep := fs.clustersFor(size)
+	if keep < n.ch.N {
+		if !e.noFatChain() {
+			last, _ := n.ch.At(keep - 1)
+			fs.fat.set(last, eocCluster)
+			if err := fs.flushFAT(); err != nil {
+				return err
+			}
+		}
+		fs.freeTail(n.ch.Clone(), keep)
+		n.ch.Truncate(keep)
+		n.diskClusters = min(n.diskClusters, keep)
+	}
+	return fs.flushBitmap()
 }
 
 // freeTail frees the clusters of ch from index keep on.
@@ -302,13 +292,13 @@ func (fs *FS) freeTail(ch chain, keep uint32) {
 	}
 }
 
-// readData fills p from n's content at off. Past the valid data length a
+// ReadData fills p from n's content at off. Past the valid data length a
 // file reads as zeros (section 7.6.5).
-func (fs *FS) readData(n *node, p []byte, off int64) error {
+func (b *backend) ReadData(n *node, p []byte, off int64) error {
 	disk := len(p)
 	if valid := int64(n.ent.valid); off+int64(disk) > valid {
 		disk = int(max(0, valid-off))
 		clear(p[disk:])
 	}
-	return fs.readChain(n.ch, p[:disk], off)
+	return b.fs().readChain(n.ch, p[:disk], off)
 }

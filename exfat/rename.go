@@ -2,14 +2,13 @@ package exfat
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
-// Rename moves oldpath to newpath, across directories if needed. Like
-// POSIX rename, an existing file at newpath is replaced (an existing empty
-// directory, when moving a directory). Errors are *os.LinkError values.
+// Move is the on-disk part of Rename (fatcore.Paths.Rename made the
+// checks). Like POSIX rename, an existing file at newpath is replaced (an
+// existing empty directory, when moving a directory).
 //
 // Order of writes: when the new entry set fits where the replaced one (or,
 // within one directory, the old one) was, it is rewritten there in one
@@ -18,76 +17,10 @@ import (
 // same clusters (Check reports a cross-link) rather than losing the file;
 // a replaced file's set is removed just before the new one is written.
 // A replaced file's clusters are freed last.
-func (fs *FS) Rename(oldpath, newpath string) error {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	if err := fs.rename(oldpath, newpath); err != nil {
-		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
-	}
-	return nil
-}
-
-func (fs *FS) rename(oldpath, newpath string) error {
-	sp, se, dp, de, dbase, err := fatcore.RenameEnds(oldpath, newpath, fs.writable, fs.resolve, nil)
-	if err != nil {
-		return err
-	}
-	units, err := checkName(dbase)
-	if err != nil {
-		return err
-	}
-	if err := sp.corrupt(); err != nil {
-		return err
-	}
-	if err := dp.corrupt(); err != nil {
-		return err
-	}
-	if se.isDir() {
-		for d := dp; d != nil; d = d.parent {
-			if d.self == se || d.parent != nil && d.firstCluster() == se.start {
-				return fmt.Errorf("%w: cannot move %s into itself", errInvalid, oldpath)
-			}
-		}
-	}
-	if de == se {
-		if se.name == dbase {
-			return nil
-		}
-		de = nil // only the spelling changes
-	}
-	if de != nil && de.start != 0 {
-		// The replaced clusters will be freed.
-		if err := fs.ensureUnshared(); err != nil {
-			return err
-		}
-	}
-	if de != nil {
-		switch {
-		case se.isDir() && !de.isDir():
-			return ErrNotDir
-		case !se.isDir() && de.isDir():
-			return ErrIsDir
-		case de.isDir():
-			d, err := fs.openDir(dp, de)
-			if err != nil {
-				return err
-			}
-			if !d.isEmpty() || len(d.bad) > 0 {
-				return ErrNotEmpty
-			}
-		}
-	}
-	// Both entries must be on disk as they are in memory first.
-	if n := se.node; n != nil {
-		if err := fs.commit(n); err != nil {
-			return err
-		}
-	}
-	if de != nil && de.node != nil {
-		if err := fs.commit(de.node); err != nil {
-			return err
-		}
-	}
+func (b *backend) Move(sp *dirCache, se *entry, dp *dirCache, de *entry, dbase string) error {
+	fs := b.fs()
+	units := nameUnits(dbase)
+	var err error
 	tmpl := *se
 	tmpl.extra = append([]byte(nil), se.extra...)
 	tmpl.units = units
@@ -158,6 +91,41 @@ func (fs *FS) rename(oldpath, newpath string) error {
 	if replaced.N > 0 {
 		fs.freeChain(replaced)
 		return fs.flushBitmap()
+	}
+	return nil
+}
+
+func (b *backend) CheckSource(*entry) error { return nil }
+
+func (b *backend) CheckName(base string) error {
+	_, err := checkName(base)
+	return err
+}
+
+// Inside reports whether directory d is e or lies below it.
+func (b *backend) Inside(d *dirCache, e *entry) bool {
+	for ; d != nil; d = d.parent {
+		if d.self == e || d.parent != nil && d.firstCluster() == e.start {
+			return true
+		}
+	}
+	return false
+}
+
+// Respell: a rename to the name se already has does nothing; to another
+// spelling of it, Move rewrites the set.
+func (b *backend) Respell(sp *dirCache, se *entry, dp *dirCache, dbase string) (bool, error) {
+	return se.name == dbase, nil
+}
+
+func (b *backend) CheckReplaced(*entry) error { return nil }
+
+func (b *backend) HasClusters(e *entry) bool { return e.start != 0 }
+
+// CommitEntry commits e's open file, if it has one.
+func (b *backend) CommitEntry(e *entry) error {
+	if n := e.node; n != nil {
+		return b.fs().commit(n)
 	}
 	return nil
 }

@@ -36,3 +36,12 @@ func (t *fatTable) loadChain(start uint32) (chain, error) {
 		c = next
 	}
 }
+
+// NewCluster takes one free cluster, for a new directory.
+func (b *backend) NewCluster() (uint32, error) {
+	runs, err := b.fs().allocate(1, 0)
+	if err != nil {
+		return 0, err
+	}
+	return runs[0].First, nil
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // CheckReport is what Check found (and, with repair, fixed).
@@ -69,53 +71,31 @@ func (r *CheckReport) Errors() bool {
 	return len(r.CrossLinks) != 0 || len(r.BadEntries) != 0
 }
 
-// String summarises the report, one finding per line.
+// String summarises the report, one finding per line; after a repair,
+// what is still wrong follows, indented.
 func (r *CheckReport) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d files, %d directories\n", r.Files, r.Dirs)
-	if r.Dirty {
-		b.WriteString("the volume was not closed cleanly (an operation was interrupted)\n")
-	}
-	if r.MarkedDamaged {
-		b.WriteString("the volume is marked as needing repair\n")
-	}
+	t := fatcore.NewReportText(r.Files, r.Dirs)
+	t.Flag(r.Dirty, "the volume was not closed cleanly (an operation was interrupted)")
+	t.Flag(r.MarkedDamaged, "the volume is marked as needing repair")
 	if r.LostClusters > 0 {
-		fmt.Fprintf(&b, "%d lost clusters in %d chains\n", r.LostClusters, r.LostChains)
+		t.Line(fmt.Sprintf("%d lost clusters in %d chains", r.LostClusters, r.LostChains))
 	}
-	for _, s := range r.CrossLinks {
-		fmt.Fprintf(&b, "cross-linked: %s\n", s)
-	}
-	for _, s := range r.BadEntries {
-		fmt.Fprintf(&b, "bad: %s\n", s)
-	}
-	for _, s := range r.LongChains {
-		fmt.Fprintf(&b, "chain longer than file: %s\n", s)
-	}
-	for _, s := range r.Interrupted {
-		fmt.Fprintf(&b, "interrupted: %s\n", s)
-	}
-	if r.OrphanLFN > 0 {
-		fmt.Fprintf(&b, "%d orphaned long-name slots\n", r.OrphanLFN)
-	}
-	if r.StrayDots > 0 {
-		fmt.Fprintf(&b, "%d \".\", \"..\" or volume label entries out of place\n", r.StrayDots)
-	}
-	if r.FATMismatch > 0 {
-		fmt.Fprintf(&b, "FAT copies differ in %d sectors\n", r.FATMismatch)
-	}
-	if r.FreeCountWrong {
-		b.WriteString("FSInfo free cluster count is wrong\n")
-	}
-	for _, s := range r.Repaired {
-		fmt.Fprintf(&b, "repaired: %s\n", s)
-	}
+	t.Each("cross-linked", r.CrossLinks)
+	t.Each("bad", r.BadEntries)
+	t.Each("chain longer than file", r.LongChains)
+	t.Each("interrupted", r.Interrupted)
+	t.Count(uint64(r.OrphanLFN), "%d orphaned long-name slots")
+	t.Count(uint64(r.StrayDots), `%d ".", ".." or volume label entries out of place`)
+	t.Count(uint64(r.FATMismatch), "FAT copies differ in %d sectors")
+	t.Flag(r.FreeCountWrong, "FSInfo free cluster count is wrong")
+	t.Each("repaired", r.Repaired)
 	if a := r.After; a != nil && !a.Clean() {
-		b.WriteString("still wrong after repair:\n")
+		t.Line("still wrong after repair:")
 		for _, l := range strings.Split(strings.TrimSpace(a.String()), "\n")[1:] {
-			fmt.Fprintf(&b, "  %s\n", l)
+			t.Line("  " + l)
 		}
 	}
-	return b.String()
+	return t.String()
 }
 
 // Check verifies the filesystem as it is on disk (after committing every

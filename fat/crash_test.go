@@ -42,16 +42,7 @@ import (
 
 var crashLong = flag.Bool("fat.crashlong", false, "crash tests: crash the recovery too, after each of its writes, on every FAT type (slow)")
 
-type crashOp struct {
-	name string
-	run  func(fs *FS) error
-	// touches lists the pre-existing paths (or directory prefixes ending
-	// in "/") the operation changes; check asserts their states.
-	touches []string
-	check   func(t *testing.T, fs *FS, pre map[string][]byte)
-	// What the operation may leave on disk right after a crash.
-	longChains, rename, dirMove bool
-}
+type crashOp = fattest.CrashOp[*FS]
 
 // preexisting builds the image every crash run starts from.
 func preexisting(t *testing.T, size int64, typ Type, cluster int) (*memDev, map[string][]byte) {
@@ -80,15 +71,10 @@ func preexisting(t *testing.T, size int64, typ Type, cluster int) (*memDev, map[
 	}
 	// Fill /full's clusters up to the last slot, so one more entry makes it
 	// grow.
-	for i := 0; ; i++ {
+	fattest.FillDir(t, fs, "/full", files, func() bool {
 		d, _ := fs.dirTree().Dir([]string{"full"})
-		if d.end+2 > d.slots() {
-			break
-		}
-		n := fmt.Sprintf("/full/f%d", i)
-		files[n] = pattern(100+i, 50)
-		mustWrite(t, fs, n, files[n])
-	}
+		return d.end+2 > d.slots()
+	})
 	for p, b := range files {
 		mustWrite(t, fs, p, b)
 	}
@@ -148,92 +134,57 @@ func dirMovedOnce(t *testing.T, fs *FS, from, to string, pre map[string][]byte) 
 
 func crashOps() []crashOp {
 	newData := pattern(50, 20000)
-	return []crashOp{
-		{name: "put new file", run: func(fs *FS) error {
-			return fs.WriteFile("/dir/new file.bin", newData, 0o644)
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			fattest.OneOf(t, fs, "/dir/new file.bin", nil, newData)
-		}},
-		{name: "put into a full directory", run: func(fs *FS) error {
+	return append(fattest.CommonCrashOps[*FS](newData), []crashOp{
+		{Name: "put into a full directory", Run: func(fs *FS) error {
 			return fs.WriteFile("/full/one more with a long name.txt", newData[:3000], 0o644)
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			fattest.OneOf(t, fs, "/full/one more with a long name.txt", nil, newData[:3000])
 		}},
-		{name: "put over an existing file", touches: []string{"/victim.txt"}, run: func(fs *FS) error {
-			return fs.WriteFile("/victim.txt", newData, 0o644)
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"], newData)
-		}},
-		{name: "append", longChains: true, touches: []string{"/victim.txt"}, run: func(fs *FS) error {
-			f, err := fs.OpenFile("/victim.txt", os.O_WRONLY|os.O_APPEND, 0)
-			if err != nil {
-				return err
-			}
-			if _, err := f.Write(newData); err != nil {
-				return err
-			}
-			return f.Close()
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		{Name: "append", LongChains: true, Touches: []string{"/victim.txt"}, Run: func(fs *FS) error {
+			return fattest.AppendFile(fs.OpenFile, "/victim.txt", newData)
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"], append(append([]byte{}, pre["/victim.txt"]...), newData...))
 		}},
-		{name: "rm", touches: []string{"/victim.txt"}, run: func(fs *FS) error {
-			return fs.Remove("/victim.txt")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			fattest.OneOf(t, fs, "/victim.txt", pre["/victim.txt"], nil)
-		}},
-		{name: "rm -r", touches: []string{"/tree/"}, run: func(fs *FS) error {
-			return fs.RemoveAll("/tree")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
-			fattest.OneOf(t, fs, "/tree/a/b.txt", pre["/tree/a/b.txt"], nil)
-			fattest.OneOf(t, fs, "/tree/c.txt", pre["/tree/c.txt"], nil)
-		}},
-		{name: "mkdir", run: func(fs *FS) error {
-			return fs.MkdirAll("/new/dir/deep")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {}},
-		{name: "mv across directories", rename: true, touches: []string{"/victim.txt"}, run: func(fs *FS) error {
+		{Name: "mv across directories", Rename: true, Touches: []string{"/victim.txt"}, Run: func(fs *FS) error {
 			return fs.Rename("/victim.txt", "/dir/moved victim.txt")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			movedOnce(t, fs, "/victim.txt", "/dir/moved victim.txt", pre["/victim.txt"])
 		}},
-		{name: "mv to a longer name in the same directory", rename: true, touches: []string{"/Long name kept.bin"}, run: func(fs *FS) error {
+		{Name: "mv to a longer name in the same directory", Rename: true, Touches: []string{"/Long name kept.bin"}, Run: func(fs *FS) error {
 			return fs.Rename("/Long name kept.bin", "/a much longer name that needs two more slots.bin")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			movedOnce(t, fs, "/Long name kept.bin", "/a much longer name that needs two more slots.bin", pre["/Long name kept.bin"])
 		}},
-		{name: "mv changing case", rename: true, touches: []string{"/keep.txt"}, run: func(fs *FS) error {
+		{Name: "mv changing case", Rename: true, Touches: []string{"/keep.txt"}, Run: func(fs *FS) error {
 			return fs.Rename("/keep.txt", "/KEEP.txt")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			fattest.OneOf(t, fs, "/keep.txt", pre["/keep.txt"])
 		}},
-		{name: "mv --force across directories", rename: true, touches: []string{"/victim.txt", "/other/to be replaced.txt"}, run: func(fs *FS) error {
+		{Name: "mv --force across directories", Rename: true, Touches: []string{"/victim.txt", "/other/to be replaced.txt"}, Run: func(fs *FS) error {
 			return fs.Rename("/victim.txt", "/other/to be replaced.txt")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			replaced(t, fs, "/victim.txt", "/other/to be replaced.txt", pre)
 		}},
-		{name: "mv --force in one directory", rename: true, touches: []string{"/dir/inner.txt", "/dir/Привет мир.txt"}, run: func(fs *FS) error {
+		{Name: "mv --force in one directory", Rename: true, Touches: []string{"/dir/inner.txt", "/dir/Привет мир.txt"}, Run: func(fs *FS) error {
 			return fs.Rename("/dir/inner.txt", "/dir/Привет мир.txt")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			replaced(t, fs, "/dir/inner.txt", "/dir/Привет мир.txt", pre)
 		}},
-		{name: "mv an empty file", rename: true, touches: []string{"/empty.txt"}, run: func(fs *FS) error {
+		{Name: "mv an empty file", Rename: true, Touches: []string{"/empty.txt"}, Run: func(fs *FS) error {
 			return fs.Rename("/empty.txt", "/dir/empty moved.txt")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			// An empty file's new entry cannot be told from another empty
 			// file, so recovery may keep both names; never neither.
-			_, e1 := fs.Stat("/empty.txt")
-			_, e2 := fs.Stat("/dir/empty moved.txt")
-			if e1 != nil && e2 != nil {
-				t.Errorf("empty file lost: %v / %v", e1, e2)
-			}
+			fattest.Kept(t, fs, "/empty.txt", "/dir/empty moved.txt")
 		}},
-		{name: "mv a directory", rename: true, dirMove: true, touches: []string{"/tree/"}, run: func(fs *FS) error {
+		{Name: "mv a directory", Rename: true, DirMove: true, Touches: []string{"/tree/"}, Run: func(fs *FS) error {
 			return fs.Rename("/tree", "/dir/tree moved")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			dirMovedOnce(t, fs, "/tree", "/dir/tree moved", pre)
 		}},
-		{name: "mv a directory over an empty one", rename: true, dirMove: true, touches: []string{"/tree/", "/other/empty dir/"}, run: func(fs *FS) error {
+		{Name: "mv a directory over an empty one", Rename: true, DirMove: true, Touches: []string{"/tree/", "/other/empty dir/"}, Run: func(fs *FS) error {
 			return fs.Rename("/tree", "/other/empty dir")
-		}, check: func(t *testing.T, fs *FS, pre map[string][]byte) {
+		}, Check: func(t *testing.T, fs *FS, pre map[string][]byte) {
 			if _, err := fs.Stat("/tree"); err == nil {
 				if ents, err := fs.ReadDir("/other/empty dir"); err != nil || len(ents) != 0 {
 					t.Errorf("/tree is still there but the directory it replaces is not empty: %v %v", ents, err)
@@ -243,7 +194,7 @@ func crashOps() []crashOp {
 			fattest.OneOf(t, fs, "/other/empty dir/c.txt", pre["/tree/c.txt"])
 			fattest.OneOf(t, fs, "/other/empty dir/a/b.txt", pre["/tree/a/b.txt"])
 		}},
-	}
+	}...)
 }
 
 // fsckAllowed matches the fsck.fat -n output lines that report nothing
@@ -270,7 +221,7 @@ func TestCrashSafety(t *testing.T) {
 		base, pre := preexisting(t, c.size, c.typ, c.cluster)
 		nested := *crashLong || c.typ == FAT12 && !testing.Short()
 		for _, op := range crashOps() {
-			t.Run(c.typ.String()+"/"+op.name, func(t *testing.T) {
+			t.Run(c.typ.String()+"/"+op.Name, func(t *testing.T) {
 				states := map[string]int{}
 				recoveries := 0
 				step := 1
@@ -278,7 +229,7 @@ func TestCrashSafety(t *testing.T) {
 					step = 4
 				}
 				open := func(dev *fattest.CrashDev) *FS { return mustOpen(t, dev, c.size) }
-				total := fattest.CrashRuns(t, base.Data, step, open, op.run, func(k, total int, crashed []byte) {
+				total := fattest.CrashRuns(t, base.Data, step, open, op.Run, func(k, total int, crashed []byte) {
 					states[crashedState(t, k, total, op, crashed, c.size, pre, haveFsck)]++
 
 					// The next ordinary command, and the state it leaves.
@@ -316,20 +267,20 @@ func crashedState(t *testing.T, k, total int, op crashOp, img []byte, size int64
 	if err != nil {
 		t.Fatalf("k=%d of %d: cannot open after crash: %v", k, total, err)
 	}
-	intact(t, fmt.Sprintf("k=%d, before recovery", k), fs, op, pre)
+	fattest.Intact(t, fmt.Sprintf("k=%d, before recovery", k), fs, op.Touches, pre)
 	rep, err := fs.Check(false)
 	if err != nil {
 		t.Fatalf("k=%d: Check: %v", k, err)
 	}
-	badOK := func(s string) bool { return op.dirMove && strings.Contains(s, `".." points to cluster`) }
+	badOK := func(s string) bool { return op.DirMove && strings.Contains(s, `".." points to cluster`) }
 	for _, s := range rep.BadEntries {
 		if !badOK(s) {
 			t.Errorf("k=%d of %d: bad entry after a crash: %s", k, total, s)
 		}
 	}
 	if len(rep.CrossLinks) > 0 || rep.FreeCountWrong || rep.StrayDots > 0 || rep.MarkedDamaged ||
-		len(rep.LongChains) > 0 && !op.longChains || len(rep.Interrupted) > 0 && !op.rename {
-		t.Errorf("k=%d of %d: Check found more than an interrupted %s may leave:\n%s", k, total, op.name, rep)
+		len(rep.LongChains) > 0 && !op.LongChains || len(rep.Interrupted) > 0 && !op.Rename {
+		t.Errorf("k=%d of %d: Check found more than an interrupted %s may leave:\n%s", k, total, op.Name, rep)
 	}
 	state := "clean"
 	if !rep.Clean() {
@@ -339,8 +290,8 @@ func crashedState(t *testing.T, k, total int, op crashOp, img []byte, size int64
 		out := fsckN(t, img)
 		for _, l := range strings.Split(out, "\n") {
 			l = strings.TrimSpace(l)
-			if !fsckAllowed.MatchString(l) && !(op.longChains && fsckLongChain.MatchString(l)) && !(op.rename && fsckRename.MatchString(l)) {
-				t.Errorf("k=%d: fsck.fat -n reports more than an interrupted %s may leave: %q\n%s", k, op.name, l, out)
+			if !fsckAllowed.MatchString(l) && !(op.LongChains && fsckLongChain.MatchString(l)) && !(op.Rename && fsckRename.MatchString(l)) {
+				t.Errorf("k=%d: fsck.fat -n reports more than an interrupted %s may leave: %q\n%s", k, op.Name, l, out)
 				break
 			}
 		}
@@ -396,8 +347,8 @@ func checkRecovered(t *testing.T, what string, op crashOp, img []byte, size int6
 	if err != nil {
 		t.Fatalf("%s: cannot open after the next command: %v", what, err)
 	}
-	intact(t, what+", after the next command", fs, op, pre)
-	op.check(t, fs, pre)
+	fattest.Intact(t, what+", after the next command", fs, op.Touches, pre)
+	op.Check(t, fs, pre)
 	if got, err := fs.ReadFile("/next command.bin"); err != nil || !bytes.Equal(got, fill) {
 		t.Errorf("%s: the next command's file is damaged: %v", what, err)
 	}
@@ -409,22 +360,6 @@ func checkRecovered(t *testing.T, what string, op crashOp, img []byte, size int6
 		p := writeSparse(t, img)
 		if out, err := runTool(t, nil, "fsck.fat", "-n", p); err != nil {
 			t.Errorf("%s: fsck.fat -n after the next command: %v\n%s", what, err, out)
-		}
-	}
-}
-
-// intact checks every pre-existing file the operation does not touch.
-func intact(t *testing.T, what string, fs *FS, op crashOp, pre map[string][]byte) {
-	t.Helper()
-next:
-	for p, b := range pre {
-		for _, x := range op.touches {
-			if p == x || strings.HasSuffix(x, "/") && strings.HasPrefix(p, x) {
-				continue next
-			}
-		}
-		if got, err := fs.ReadFile(p); err != nil || !bytes.Equal(got, b) {
-			t.Errorf("%s: pre-existing %s damaged: %v", what, p, err)
 		}
 	}
 }

@@ -51,6 +51,10 @@ type dirCache struct {
 	list    []*entry
 }
 
+// Parent and Name say where the directory is (fatcore.Dir).
+func (d *dirCache) Parent() *dirCache { return d.parent }
+func (d *dirCache) Name() string      { return d.self.name }
+
 func (d *dirCache) slots() int { return len(d.data) / 32 }
 
 func (d *dirCache) slotsPerSector() int { return d.fs.g.bytesPerSector / 32 }
@@ -376,13 +380,8 @@ func (d *dirCache) corrupt() error {
 	return corruptf("directory %s: %s", d.path(), fatcore.BadSummary(d.bad))
 }
 
-// path returns the directory's path for messages.
-func (d *dirCache) path() string {
-	if d.parent == nil {
-		return "/"
-	}
-	return fatcore.JoinDir(d.parent.path(), d.self.name)
-}
+// path is the directory's path for messages.
+func (d *dirCache) path() string { return fatcore.DirPath(d) }
 
 // slotOffset returns the device offset of slot i.
 func (d *dirCache) slotOffset(i int) int64 {

@@ -57,6 +57,14 @@ type entry struct {
 
 func (e *entry) isDir() bool { return e.attr&AttrDir != 0 }
 
+// forget drops n as e's open file when the last handle closes (unless a
+// rename over e detached n onto a copy of it already).
+func (e *entry) forget(n *node) {
+	if e.node == n {
+		e.node = nil
+	}
+}
+
 // ntMoving is a bit of the 8.3 slot's NT byte (offset 12) that this package
 // sets on the source entry of a rename for the moment when the source and
 // the new entry both exist (see Rename): it tells recovery which of the two
@@ -126,4 +134,11 @@ func (e *entry) setCreated(t time.Time, loc *time.Location) {
 func (e *entry) setModified(t time.Time, loc *time.Location) {
 	e.mdate, e.mtime, _ = encodeTime(t, loc)
 	e.adate = e.mdate
+}
+
+// touch records a change to the content: modified now, and not yet
+// backed up (the archive bit).
+func (e *entry) touch(t time.Time, loc *time.Location) {
+	e.setModified(t, loc)
+	e.attr |= AttrArchive
 }

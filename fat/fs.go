@@ -28,6 +28,13 @@ type Options struct {
 
 // FS is an open FAT filesystem. All methods are safe for concurrent use;
 // they are serialised by one lock.
+//
+// Besides the methods listed with it, FS has those of the path layer fat
+// and exfat share (internal/fatcore.Paths; go doc does not list them):
+// Open, Create and OpenFile (returning *File), ReadFile, WriteFile,
+// MkdirAll, IOFS, Stat (returning *FileInfo), ReadDir, Mkdir, Remove,
+// RemoveAll, Chtimes, SetCreateTime, SetAttributes (taking an Attr) and
+// Rename (errors are *os.LinkError values).
 type FS struct {
 	paths // Open, Create, OpenFile, ReadFile, WriteFile, MkdirAll, IOFS
 
@@ -93,7 +100,7 @@ func OpenWithOptions(dev io.ReaderAt, size int64, opts Options) (*FS, error) {
 		dirs:  make(map[uint32]*dirCache),
 		nodes: fatcore.NewNodes[*node](),
 	}
-	fs.paths = fatcore.NewPaths(fs.files(), fs)
+	fs.paths = fatcore.NewPaths(fs.files())
 	if fs.loc == nil {
 		fs.loc = time.Local
 	}

@@ -48,55 +48,40 @@ func (fs *FS) openNode(e *entry) (*node, error) {
 
 // commit writes n's pending changes: FAT first, then the directory entry,
 // then frees a chain the entry no longer refers to.
-func (fs *FS) commit(n *node) error {
-	if !n.Dirty() {
-		return nil
-	}
-	if n.Removed() {
-		fs.nodes.Clean(n)
-		return nil
-	}
-	if err := fs.flushFAT(); err != nil {
-		return err
-	}
-	e := n.ent
-	e.start = n.ch.First()
-	if err := e.dir.update(e); err != nil {
-		return err
-	}
-	n.diskStart = e.start
-	if n.oldStart != 0 {
-		fs.freeChain(n.oldStart)
-		n.oldStart = 0
-		if err := fs.flushFAT(); err != nil {
-			return err
-		}
-	}
-	fs.nodes.Clean(n)
-	return nil
+func (fs *FS) commit(n *node) error { return fs.nodes.Commit(n, fs.files()) }
+
+// Allocation, WriteEntry and Settle are commit's steps.
+func (b *backend) Allocation(*node) error { return b.fs().flushFAT() }
+
+func (b *backend) WriteEntry(n *node) error {
+	n.ent.start = n.ch.First()
+	return n.ent.dir.update(n.ent)
 }
 
-// release drops one reference; the last one of a removed file frees its
+func (b *backend) Settle(n *node) error {
+	n.diskStart = n.ent.start
+	if n.oldStart == 0 {
+		return nil
+	}
+	b.fs().freeChain(n.oldStart)
+	n.oldStart = 0
+	return b.fs().flushFAT()
+}
+
+// Release drops one reference; the last one of a removed file frees its
 // clusters.
-func (fs *FS) release(n *node) error {
-	if !fs.nodes.Drop(n) {
-		return nil
-	}
-	if n.ent != nil && n.ent.node == n {
-		n.ent.node = nil
-	}
-	if !n.Removed() {
-		return nil
-	}
-	if c := n.ch.First(); c != 0 {
-		fs.freeChain(c)
-	}
-	if n.oldStart != 0 {
-		fs.freeChain(n.oldStart)
-		n.oldStart = 0
-	}
-	fs.nodes.Forget(n)
-	return fs.flushFAT()
+func (b *backend) Release(n *node) error {
+	fs := b.fs()
+	return fs.nodes.Release(n, func(n *node) { n.ent.forget(n) }, func(n *node) error {
+		if c := n.ch.First(); c != 0 {
+			fs.freeChain(c)
+		}
+		if n.oldStart != 0 {
+			fs.freeChain(n.oldStart)
+			n.oldStart = 0
+		}
+		return fs.flushFAT()
+	})
 }
 
 // grow makes the chain at least clusters long, allocating near its end.
@@ -124,9 +109,10 @@ func (fs *FS) writeData(n *node, p []byte, off int64) error {
 	return n.ch.Pieces(p, off, int64(fs.g.clusterSize), fs.g.clusterOffset, fs.writeAt)
 }
 
-// readData reads len(p) bytes at offset off of n's chain.
-func (fs *FS) readData(n *node, p []byte, off int64) error {
-	return n.ch.Pieces(p, off, int64(fs.g.clusterSize), fs.g.clusterOffset, fs.readAt)
+// ReadData reads len(p) bytes at offset off of n's chain.
+func (b *backend) ReadData(n *node, p []byte, off int64) error {
+	g := b.g
+	return n.ch.Pieces(p, off, int64(g.clusterSize), g.clusterOffset, b.fs().readAt)
 }
 
 // zeroFill writes zeros over bytes from..to-1 of n (allocated already).
@@ -148,8 +134,9 @@ func (fs *FS) zeroFill(n *node, from, to int64) error {
 // maxFileSize is the largest size a directory entry can hold.
 const maxFileSize = 0xFFFFFFFF
 
-// writeAtNode writes p at off, growing the file as needed.
-func (fs *FS) writeAtNode(n *node, p []byte, off int64) error {
+// WriteData writes p at off, growing the file as needed.
+func (b *backend) WriteData(n *node, p []byte, off int64) error {
+	fs := b.fs()
 	end := off + int64(len(p))
 	if end > maxFileSize {
 		return fmt.Errorf("%w: writing to %d", ErrFileTooLarge, end)
@@ -170,76 +157,73 @@ func (fs *FS) writeAtNode(n *node, p []byte, off int64) error {
 	if end > size {
 		n.ent.size = uint32(end)
 	}
-	n.ent.setModified(fs.now(), fs.loc)
-	n.ent.attr |= AttrArchive
-	fs.nodes.MarkDirty(n)
 	return nil
 }
 
-// truncate sets n's size.
-func (fs *FS) truncate(n *node, size int64) error {
-	if size < 0 {
-		return errInvalid
-	}
+// Touch: the content changed (see entry.touch).
+func (b *backend) Touch(n *node) { n.ent.touch(b.now(), b.loc) }
+
+// Truncate's steps (fatcore.Truncate keeps their order).
+
+func (b *backend) CheckSize(n *node, size int64) error {
 	if size > maxFileSize {
 		return fmt.Errorf("%w: truncating to %d", ErrFileTooLarge, size)
 	}
-	old := int64(n.ent.size)
-	cs := int64(fs.g.clusterSize)
-	if size < old || size == 0 && n.diskStart != 0 {
-		// Clusters the directory entry refers to will be freed.
-		if err := fs.ensureUnshared(); err != nil {
-			return err
-		}
-	}
-	switch {
-	case size == old:
-		return nil
-	case size > old:
-		if err := fs.grow(n, uint32((size+cs-1)/cs)); err != nil {
-			return err
-		}
-		if err := fs.zeroFill(n, old, size); err != nil {
-			return err
-		}
-		n.ent.size = uint32(size)
-	case size == 0:
-		// Keep the committed chain until the entry stops pointing to it:
-		// a crash before the next commit leaves the old content intact.
-		if c := n.ch.First(); c != 0 {
-			if c == n.diskStart && n.oldStart == 0 {
-				n.oldStart = c
-			} else if c != n.diskStart {
-				fs.fat.releaseChain(c) // never referenced from disk
-			}
-		}
-		n.ch = chain{}
-		n.ent.start = 0
-		n.ent.size = 0
-	default:
-		// Shrink: the entry with the smaller size goes to disk first, then
-		// the chain is cut, so a crash in between leaves a chain that is
-		// merely longer than its file.
-		n.ent.size = uint32(size)
-		n.ent.setModified(fs.now(), fs.loc)
-		fs.nodes.MarkDirty(n)
-		if err := fs.commit(n); err != nil {
-			return err
-		}
-		keep := uint32((size + cs - 1) / cs)
-		if keep < n.ch.N {
-			last, _ := n.ch.At(keep - 1)
-			next := fs.fat.get(last)
-			fs.fat.set(last, fs.fat.eocMark())
-			if fs.fat.valid(next) {
-				fs.freeChain(next)
-			}
-			n.ch.Truncate(keep)
-		}
-		return fs.flushFAT()
-	}
-	n.ent.setModified(fs.now(), fs.loc)
-	n.ent.attr |= AttrArchive
-	fs.nodes.MarkDirty(n)
 	return nil
+}
+
+func (b *backend) FreesCommitted(n *node, size int64) bool {
+	return size < int64(n.ent.size) || size == 0 && n.diskStart != 0
+}
+
+func (b *backend) Extend(n *node, size int64) error {
+	fs := b.fs()
+	cs := int64(fs.g.clusterSize)
+	if err := fs.grow(n, uint32((size+cs-1)/cs)); err != nil {
+		return err
+	}
+	if err := fs.zeroFill(n, int64(n.ent.size), size); err != nil {
+		return err
+	}
+	n.ent.size = uint32(size)
+	return nil
+}
+
+// Clear keeps the committed chain until the entry stops pointing to it.
+func (b *backend) Clear(n *node) {
+	if c := n.ch.First(); c != 0 {
+		if c == n.diskStart && n.oldStart == 0 {
+			n.oldStart = c
+		} else if c != n.diskStart {
+			b.fat.releaseChain(c) // never referenced from disk
+		}
+	}
+	n.ch = chain{}
+	n.ent.start = 0
+	n.ent.size = 0
+}
+
+// Shrink: the entry with the smaller size goes to disk first, then the
+// chain is cut, so a crash in between leaves a chain that is merely
+// longer than its file.
+func (b *backend) Shrink(n *node, size int64) error {
+	fs := b.fs()
+	n.ent.size = uint32(size)
+	n.ent.setModified(fs.now(), fs.loc)
+	fs.nodes.MarkDirty(n)
+	if err := fs.commit(n); err != nil {
+		return err
+	}
+	cs := int64(fs.g.clusterSize)
+	keep := uint32((size + cs - 1) / cs)
+	if keep < n.ch.N {
+		last, _ := n.ch.At(keep - 1)
+		next := fs.fat.get(last)
+		fs.fat.set(last, fs.fat.eocMark())
+		if fs.fat.valid(next) {
+			fs.freeChain(next)
+		}
+		n.ch.Truncate(keep)
+	}
+	return fs.flushFAT()
 }

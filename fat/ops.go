@@ -3,58 +3,24 @@ package fat
 import (
 	"errors"
 	"fmt"
-	"github.com/cryptvol/cryptvol/internal/fatcore"
 	iofs "io/fs"
 	"sort"
 	"time"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
-// Stat describes the named file or directory.
-func (fs *FS) Stat(name string) (*FileInfo, error) {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return fatcore.Stat(name, fs.closed, fs.resolve, fs.rootInfo, fs.info)
+// AddFile adds the new empty file base to parent.
+func (b *backend) AddFile(parent *dirCache, base string, perm iofs.FileMode) (*entry, error) {
+	tmpl := &entry{attr: Attr(fatcore.NewFileAttr(perm))}
+	tmpl.setCreated(b.now(), b.loc)
+	return parent.add(base, tmpl, true, nil)
 }
 
-// ReadDir lists a directory, sorted by name. The entries are *FileInfo.
-// If the directory holds invalid entries (a cluster of garbage, say), the
-// valid ones are returned together with an error wrapping ErrCorrupt.
-func (fs *FS) ReadDir(name string) ([]iofs.DirEntry, error) {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return fatcore.ReadDir(name, fs.closed, fs.dirTree(), fs.list)
-}
-
-// Mkdir creates a directory. Its cluster (with "." and "..") is written
-// and the FAT flushed before the parent's entry appears.
-func (fs *FS) Mkdir(name string) error {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return pathErr("mkdir", name, fs.mkdir(name))
-}
-
-func (fs *FS) mkdir(name string) error {
-	if err := fs.writable(); err != nil {
-		return err
-	}
-	parent, e, base, err := fs.resolve(name)
-	if err != nil {
-		return err
-	}
-	if parent == nil || e != nil {
-		return errExist
-	}
-	if err := checkName(base); err != nil {
-		return err
-	}
-	if err := parent.corrupt(); err != nil {
-		return err
-	}
-	runs, err := fs.allocate(1, 0)
-	if err != nil {
-		return err
-	}
-	c := runs[0].First
+// MakeDir creates directory base in parent. Its cluster (with "." and
+// "..") is written and the FAT flushed before the parent's entry appears.
+func (b *backend) MakeDir(parent *dirCache, base string, c uint32) error {
+	fs := b.fs()
 	tmpl := &entry{attr: AttrDir, start: c}
 	tmpl.setCreated(fs.now(), fs.loc)
 
@@ -82,7 +48,7 @@ func (fs *FS) mkdir(name string) error {
 	if err := fs.barrier(); err != nil {
 		return err
 	}
-	e, err = parent.add(base, tmpl, false, nil)
+	e, err := parent.add(base, tmpl, false, nil)
 	if err != nil {
 		fs.fat.releaseChain(c)
 		return errors.Join(err, fs.flushFAT())
@@ -92,42 +58,6 @@ func (fs *FS) mkdir(name string) error {
 	d.parse()
 	fs.dirs[c] = d
 	return nil
-}
-
-// Remove removes a file or an empty directory. The directory entry is
-// erased first, then the clusters are freed, so a crash in between leaves
-// only lost clusters. A file that is still open keeps its clusters (and
-// its content readable through the open handles) until the last Close.
-func (fs *FS) Remove(name string) error {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return pathErr("remove", name, fs.remove(name))
-}
-
-func (fs *FS) remove(name string) error {
-	parent, e, err := fatcore.Target(name, fs.writable, fs.resolve)
-	if err != nil {
-		return err
-	}
-	if parent == nil {
-		return fmt.Errorf("%w: cannot remove the root directory", errInvalid)
-	}
-	if err := parent.corrupt(); err != nil {
-		return err
-	}
-	if e.isDir() && e.damageKind != damageData {
-		d, err := fs.openDir(parent, e)
-		if err != nil {
-			return err
-		}
-		if !d.isEmpty() || d.garbage {
-			return ErrNotEmpty
-		}
-	}
-	if err := fs.ensureUnshared(); err != nil {
-		return err
-	}
-	return fs.unlink(e)
 }
 
 // unlink erases e from its directory and frees (or orphans, if open) its
@@ -144,111 +74,63 @@ func (fs *FS) unlink(e *entry) error {
 			return fmt.Errorf("%s: %w", e.name, err)
 		}
 	}
-	if n := e.node; n != nil {
-		// Commit first so the FAT and entry agree; the entry then goes and
-		// the clusters stay with the open handles.
-		if err := fs.commit(n); err != nil {
-			return err
+	return fs.nodes.Unlink(e.node, fs.commit, func() error { return e.dir.remove(e) }, func() error {
+		if e.isDir() {
+			delete(fs.dirs, e.start)
 		}
-	}
-	if err := e.dir.remove(e); err != nil {
-		return err
-	}
-	if n := e.node; n != nil {
-		fs.nodes.Orphan(n)
-		return nil
-	}
-	if e.isDir() {
-		delete(fs.dirs, e.start)
-	}
-	if e.start != 0 {
-		fs.freeChain(e.start)
-	}
-	return fs.flushFAT()
+		if e.start != 0 {
+			fs.freeChain(e.start)
+		}
+		return fs.flushFAT()
+	})
 }
 
-// RemoveAll removes name and everything below it. A missing name is not
-// an error.
-func (fs *FS) RemoveAll(name string) error {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return fatcore.RemoveAll(name, fs.writable, fs.resolve, fs.removeTree)
-}
+// Unlink is unlink, for the shared Remove and RemoveAll.
+func (b *backend) Unlink(e *entry) error { return b.fs().unlink(e) }
 
-func (fs *FS) removeTree(parent *dirCache, e *entry) error {
-	if err := parent.corrupt(); err != nil {
-		return err
+// Children returns d's entries in slot order: RemoveAll removes them so.
+func (b *backend) Children(d *dirCache) []*entry {
+	children := make([]*entry, 0, len(d.live))
+	for c := range d.live {
+		children = append(children, c)
 	}
-	if err := fs.ensureUnshared(); err != nil {
-		return err
+	sort.Slice(children, func(i, j int) bool { return children[i].slot < children[j].slot })
+	return children
+}
+
+// HasListing: an entry damaged beyond use is removed without reading what
+// it points to.
+func (b *backend) HasListing(e *entry) bool { return e.isDir() && e.damageKind != damageData }
+
+// Empty: a directory of garbage is not empty, as far as anyone can tell.
+func (b *backend) Empty(d *dirCache) bool { return d.isEmpty() && !d.garbage }
+
+// SetTimes sets what Chtimes sets. FAT keeps only the date of the last
+// access.
+func (b *backend) SetTimes(e *entry, atime, mtime time.Time) {
+	if !atime.IsZero() {
+		e.adate, _, _ = encodeTime(atime, b.loc)
 	}
-	if e.isDir() && e.damageKind != damageData {
-		d, err := fs.openDir(parent, e)
-		if err != nil {
-			return err
-		}
-		children := make([]*entry, 0, len(d.live))
-		for c := range d.live {
-			children = append(children, c)
-		}
-		sort.Slice(children, func(i, j int) bool { return children[i].slot < children[j].slot })
-		for _, c := range children {
-			if err := fs.removeTree(d, c); err != nil {
-				return err
-			}
-		}
-		if err := d.corrupt(); err != nil {
-			return err
-		}
+	if !mtime.IsZero() {
+		e.mdate, e.mtime, _ = encodeTime(mtime, b.loc)
 	}
-	return fs.unlink(e)
 }
 
-// Chtimes sets the access and modification times, like os.Chtimes; a zero
-// time leaves that time unchanged. FAT keeps only the date of the last
-// access. The root directory has no times; Chtimes on it does nothing.
-func (fs *FS) Chtimes(name string, atime, mtime time.Time) error {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return pathErr("chtimes", name, fs.setEntry(name, func(e *entry) {
-		if !atime.IsZero() {
-			e.adate, _, _ = encodeTime(atime, fs.loc)
-		}
-		if !mtime.IsZero() {
-			e.mdate, e.mtime, _ = encodeTime(mtime, fs.loc)
-		}
-	}))
+func (b *backend) SetCreated(e *entry, ctime time.Time) {
+	e.cdate, e.ctime, e.ccenti = encodeTime(ctime, b.loc)
 }
 
-// SetCreateTime sets the creation time.
-func (fs *FS) SetCreateTime(name string, ctime time.Time) error {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return pathErr("chtimes", name, fs.setEntry(name, func(e *entry) {
-		e.cdate, e.ctime, e.ccenti = encodeTime(ctime, fs.loc)
-	}))
-}
+func (b *backend) SetAttr(e *entry, a Attr) { e.attr = e.attr&^attrSettable | a&attrSettable }
 
-// SetAttributes sets the read-only, hidden, system and archive bits (the
-// directory bit cannot be changed).
-func (fs *FS) SetAttributes(name string, a Attr) error {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return pathErr("chattr", name, fs.setEntry(name, func(e *entry) {
-		mask := AttrReadOnly | AttrHidden | AttrSystem | AttrArchive
-		e.attr = e.attr&^mask | a&mask
-	}))
-}
+// attrSettable are the bits SetAttributes changes (not the directory bit).
+const attrSettable = AttrReadOnly | AttrHidden | AttrSystem | AttrArchive
 
-// setEntry changes an entry's metadata and writes it.
-func (fs *FS) setEntry(name string, change func(*entry)) error {
-	parent, e, err := fatcore.Target(name, fs.writable, fs.resolve)
-	if err != nil || parent == nil { // the root has no times or attributes
-		return err
-	}
+// ChangeEntry changes an entry's metadata and writes it (with its open
+// file's pending changes, if any).
+func (b *backend) ChangeEntry(parent *dirCache, e *entry, change func(*entry)) error {
 	change(e)
 	if n := e.node; n != nil && n.Dirty() {
-		return fs.commit(n)
+		return b.fs().commit(n)
 	}
 	return e.dir.update(e)
 }

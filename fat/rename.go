@@ -1,17 +1,12 @@
 package fat
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
-// Rename moves oldpath to newpath, across directories if needed. Like
-// POSIX rename, an existing file at newpath is replaced (an existing empty
-// directory, when moving a directory).
-//
-// Errors are *os.LinkError values.
+// Move is the on-disk part of Rename (fatcore.Paths.Rename made the
+// checks). Like POSIX rename, an existing file at newpath is replaced (an
+// existing empty directory, when moving a directory).
 //
 // Order of writes (see doc.go, "Crash safety"): when the old and the new
 // entry lie in one directory sector, one write does the whole rename.
@@ -21,95 +16,9 @@ import (
 // erased, then a replaced file's clusters are freed. A crash leaves the
 // volume dirty; the next writable Open finds the marked source beside an
 // entry sharing its clusters and erases the source, completing the rename.
-func (fs *FS) Rename(oldpath, newpath string) error {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	if err := fs.rename(oldpath, newpath); err != nil {
-		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
-	}
-	return nil
-}
-
-func (fs *FS) rename(oldpath, newpath string) error {
-	sp, se, dp, de, dbase, err := fatcore.RenameEnds(oldpath, newpath, fs.writable, fs.resolve, func(se *entry) error {
-		if se.damageKind == damageData {
-			return corruptf("%s: %s", se.name, se.damage)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if err := checkName(dbase); err != nil {
-		return err
-	}
-	if err := sp.corrupt(); err != nil {
-		return err
-	}
-	if err := dp.corrupt(); err != nil {
-		return err
-	}
-	if se.isDir() {
-		// A directory cannot move into itself or below itself.
-		for d := dp; d != nil; d = d.parent {
-			if d.self == se || d.firstCluster() == se.start && d.parent != nil {
-				return fmt.Errorf("%w: cannot move %s into itself", errInvalid, oldpath)
-			}
-		}
-	}
-	if de == se {
-		if se.name == dbase {
-			return nil
-		}
-		if dp == sp {
-			if n := se.node; n != nil {
-				if err := fs.commit(n); err != nil {
-					return err
-				}
-			}
-			if done, err := sp.respell(se, dbase); done || err != nil {
-				return err
-			}
-		}
-		de = nil // only the spelling changes
-	}
-	if de != nil {
-		switch {
-		case de.damageKind == damageData:
-			return corruptf("%s: %s", de.name, de.damage)
-		case se.isDir() && !de.isDir():
-			return ErrNotDir
-		case !se.isDir() && de.isDir():
-			return ErrIsDir
-		case de.isDir():
-			d, err := fs.openDir(dp, de)
-			if err != nil {
-				return err
-			}
-			if !d.isEmpty() || d.garbage {
-				return ErrNotEmpty
-			}
-		}
-		if de.start != 0 {
-			// The replaced clusters will be freed.
-			if err := fs.ensureUnshared(); err != nil {
-				return err
-			}
-		}
-	}
-	// The moved entry must be on disk as it is in memory before it is
-	// copied to a new slot.
-	if n := se.node; n != nil {
-		if err := fs.commit(n); err != nil {
-			return err
-		}
-	}
-	if n := de; n != nil && n.node != nil {
-		if err := fs.commit(n.node); err != nil {
-			return err
-		}
-	}
-
+func (b *backend) Move(sp *dirCache, se *entry, dp *dirCache, de *entry, dbase string) error {
+	fs := b.fs()
+	var err error
 	var ne *entry
 	if de != nil {
 		ne, err = fs.replaceEntry(sp, se, dp, de, dbase)
@@ -141,6 +50,59 @@ func (fs *FS) rename(oldpath, newpath string) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// CheckSource refuses to move an entry damaged beyond use.
+func (b *backend) CheckSource(se *entry) error {
+	if se.damageKind == damageData {
+		return corruptf("%s: %s", se.name, se.damage)
+	}
+	return nil
+}
+
+func (b *backend) CheckName(base string) error { return checkName(base) }
+
+// Inside reports whether directory d is e or lies below it.
+func (b *backend) Inside(d *dirCache, e *entry) bool {
+	for ; d != nil; d = d.parent {
+		if d.self == e || d.firstCluster() == e.start && d.parent != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Respell renames se to another spelling of its name: within its
+// directory that is, where the slots allow, a rewrite in place.
+func (b *backend) Respell(sp *dirCache, se *entry, dp *dirCache, dbase string) (bool, error) {
+	if se.name == dbase {
+		return true, nil
+	}
+	if dp != sp {
+		return false, nil
+	}
+	if err := b.CommitEntry(se); err != nil {
+		return true, err
+	}
+	return sp.respell(se, dbase)
+}
+
+// CheckReplaced refuses to replace an entry damaged beyond use.
+func (b *backend) CheckReplaced(de *entry) error {
+	if de.damageKind == damageData {
+		return corruptf("%s: %s", de.name, de.damage)
+	}
+	return nil
+}
+
+func (b *backend) HasClusters(e *entry) bool { return e.start != 0 }
+
+// CommitEntry commits e's open file, if it has one.
+func (b *backend) CommitEntry(e *entry) error {
+	if n := e.node; n != nil {
+		return b.fs().commit(n)
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 // all handles of one file share (its clusters, what has still to reach
 // the disk); D is a directory's cached entries. A File holds the lock
 // (Lock/Unlock) around every call into the Backend.
-type Backend[N, D any] interface {
+type Backend[N node, D any] interface {
 	Lock()
 	Unlock()
 	// Closed reports whether the filesystem has been closed.
@@ -27,8 +27,10 @@ type Backend[N, D any] interface {
 	// ReadData fills p from the file's content at off (off+len(p) is
 	// within Size).
 	ReadData(n N, p []byte, off int64) error
+	// WriteData writes p at off, growing the file as needed (File then
+	// Touches it).
 	WriteData(n N, p []byte, off int64) error
-	Truncate(n N, size int64) error
+	Resizer[N]
 	// Commit writes n's pending changes to the disk in the filesystem's
 	// order (see each package's node).
 	Commit(n N) error
@@ -46,7 +48,7 @@ type Backend[N, D any] interface {
 // use. Reads and writes go straight to the device (no data cache); size,
 // first cluster and modification time reach the directory entry on Sync,
 // Close, or FS.Sync.
-type File[N, D any] struct {
+type File[N node, D any] struct {
 	b     Backend[N, D]
 	n     N // the file's state; unset for a directory
 	dir   D // the directory's cache; unset for a file
@@ -62,12 +64,12 @@ type File[N, D any] struct {
 
 // NewFile returns a handle on file n, whose reference the caller has
 // taken (Close releases it).
-func NewFile[N, D any](b Backend[N, D], n N, name string, flag int) *File[N, D] {
+func NewFile[N node, D any](b Backend[N, D], n N, name string, flag int) *File[N, D] {
 	return &File[N, D]{b: b, n: n, name: name, flag: flag}
 }
 
 // NewDir returns a handle on directory d.
-func NewDir[N, D any](b Backend[N, D], d D, name string, flag int) *File[N, D] {
+func NewDir[N node, D any](b Backend[N, D], d D, name string, flag int) *File[N, D] {
 	return &File[N, D]{b: b, dir: d, isDir: true, name: name, flag: flag}
 }
 
@@ -169,6 +171,7 @@ func (f *File[N, D]) WriteAt(p []byte, off int64) (int, error) {
 	if err := f.b.WriteData(f.n, p, off); err != nil {
 		return 0, PathErr("write", f.name, err)
 	}
+	Touch(f.b, f.n)
 	return len(p), nil
 }
 
@@ -188,6 +191,7 @@ func (f *File[N, D]) Write(p []byte) (int, error) {
 	if err := f.b.WriteData(f.n, p, f.off); err != nil {
 		return 0, PathErr("write", f.name, err)
 	}
+	Touch(f.b, f.n)
 	f.off += int64(len(p))
 	return len(p), nil
 }
@@ -230,7 +234,7 @@ func (f *File[N, D]) Truncate(size int64) error {
 	if err := f.check("truncate", true); err != nil {
 		return err
 	}
-	return PathErr("truncate", f.name, f.b.Truncate(f.n, size))
+	return PathErr("truncate", f.name, Truncate(f.b, f.n, size))
 }
 
 // Sync commits the file's size, first cluster and time to its directory

@@ -105,3 +105,76 @@ func (s *Nodes[N]) DirtyNodes() iter.Seq[N] { return maps.Keys(s.dirty) }
 // Orphans ranges over the removed files still open; the loop may Forget
 // them.
 func (s *Nodes[N]) Orphans() iter.Seq[N] { return maps.Keys(s.orphans) }
+
+// Unlink is the order of a removal, the same on FAT and exFAT. n is the
+// entry's open file (zero when none): it is committed first, so that the
+// allocation and the entry agree; then erase takes the entry out of its
+// directory; an open file then keeps its clusters (an orphan until its
+// last Close), else free gives them back.
+func (s *Nodes[N]) Unlink(n N, commit func(N) error, erase, free func() error) error {
+	var none N
+	if n != none {
+		if err := commit(n); err != nil {
+			return err
+		}
+	}
+	if err := erase(); err != nil {
+		return err
+	}
+	if n != none {
+		s.Orphan(n)
+		return nil
+	}
+	return free()
+}
+
+// Committer is how a package writes a node's pending changes, in the
+// order both formats keep (see each package's node): Allocation writes
+// the allocation tables n's new clusters need, WriteEntry the entry with
+// the new first cluster, size and times (one sector write), and Settle
+// records what the disk now holds and frees the clusters the entry no
+// longer refers to.
+type Committer[N any] interface {
+	Allocation(n N) error
+	WriteEntry(n N) error
+	Settle(n N) error
+}
+
+// Commit writes n's pending changes through c: nothing for a node
+// without any, nothing but the bookkeeping for a removed one (its entry
+// is gone).
+func (s *Nodes[N]) Commit(n N, c Committer[N]) error {
+	r := n.ref()
+	if !r.dirty {
+		return nil
+	}
+	if r.removed {
+		s.Clean(n)
+		return nil
+	}
+	if err := c.Allocation(n); err != nil {
+		return err
+	}
+	if err := c.WriteEntry(n); err != nil {
+		return err
+	}
+	if err := c.Settle(n); err != nil {
+		return err
+	}
+	s.Clean(n)
+	return nil
+}
+
+// Release drops one of n's references. After the last, detach unlinks n
+// from its entry and, if n was removed, free gives its clusters back.
+func (s *Nodes[N]) Release(n N, detach func(N), free func(N) error) error {
+	if !s.Drop(n) {
+		return nil
+	}
+	detach(n)
+	if !n.ref().removed {
+		return nil
+	}
+	s.Forget(n)
+	return free(n)
+}

@@ -90,13 +90,26 @@ func RemoveAll[D, E comparable](name string, writable func() error, resolve func
 	return PathErr("removeall", name, removeTree(parent, e))
 }
 
-// JoinDir is a directory's path for messages, from its parent's path
-// ("/" for the root) and its name.
-func JoinDir(parent, name string) string {
-	if parent == "/" {
-		return "/" + name
+// Dir is a package's directory as messages name it: Parent is the zero D
+// for the root, Name its name in its parent (not asked of the root).
+type Dir[D any] interface {
+	comparable
+	Parent() D
+	Name() string
+}
+
+// DirPath is d's path for messages: "/" for the root, else its parent's
+// path and its name.
+func DirPath[D Dir[D]](d D) string {
+	var root D
+	p := d.Parent()
+	switch {
+	case p == root:
+		return "/"
+	case p.Parent() == root:
+		return "/" + d.Name()
 	}
-	return parent + "/" + name
+	return DirPath(p) + "/" + d.Name()
 }
 
 // BadSummary is how a corrupt directory's error names what is wrong: the
