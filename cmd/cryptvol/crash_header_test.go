@@ -239,6 +239,14 @@ func TestCrashStatesHeaders(t *testing.T) {
 				t.Fatal("the old password still opens after keyslot remove")
 			}
 			exploreCredentials(t, typ+" keyslot remove", added, ops, o, 0, "new-pass")
+		})
+		t.Run(typ+"-restore", func(t *testing.T) {
+			vol := filepath.Join(dir, typ+"-restore.img")
+			cvIn(t, "create", vol, "--type", typ, "--size", "20M", "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000", "--password-file", pwFile, "--quick", "--non-interactive", "--filesystem", "none")
+			o := ro(volume.Options{Type: "luks"})
+			kopts := luks.KeyslotOptions{KDF: luks.KDFOptions{PBKDF: "pbkdf2", Iterations: 1000}}
+			old := volume.Credentials{Password: []byte("old-pass")}
+			base, _ := os.ReadFile(vol)
 
 			// Header restore: a backup that opens with old-pass only,
 			// restored over a header that opens with new-pass only (its
@@ -253,7 +261,7 @@ func TestCrashStatesHeaders(t *testing.T) {
 				t.Fatal("the old password still opens after keyslot change")
 			}
 			changed, _ := os.ReadFile(vol)
-			ops = recordRestore(t, vol, backup, nil)
+			ops := recordRestore(t, vol, backup, nil)
 			exploreCredentials(t, typ+" header restore", changed, ops, o, 0, "new-pass", "old-pass")
 
 			// Header restore over a keyslot reused since the backup: the
