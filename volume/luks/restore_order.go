@@ -174,7 +174,7 @@ func usedAreas(l *loaded) []interval {
 func conflicts(next []interval, image, disk []byte, fromUsed []interval) []interval {
 	var out []interval
 	for _, a := range next {
-		for s := int64(a.off); s < int64(a.off+a.len); s += restoreSector {
+		for s := int64(a.off); s < min(int64(a.off+a.len), int64(len(image))); s += restoreSector {
 			e := min(s+restoreSector, int64(len(image)))
 			if inAny(fromUsed, s, restoreSector) && !bytes.Equal(image[s:e], disk[s:e]) {
 				out = append(out, a)
