@@ -43,16 +43,10 @@ func recordOn(t *testing.T, vol string, change func(dev volume.Device) error) []
 // opens with none.
 func exploreCredentials(t *testing.T, name string, base []byte, ops []crashsim.Op, o volume.Options, pim int, pws ...string) {
 	t.Helper()
-	exploreCredentialsWith(t, name, base, ops, headerCrashOptions(strings.Fields(name)[0]), o, pim, pws...)
-}
-
-// exploreCredentialsWith is exploreCredentials with the sampling given.
-func exploreCredentialsWith(t *testing.T, name string, base []byte, ops []crashsim.Op, co crashsim.Options, o volume.Options, pim int, pws ...string) {
-	t.Helper()
 	if len(ops) == 0 || !ops[len(ops)-1].Flush {
 		t.Errorf("%s: the last write is not followed by a flush", name)
 	}
-	tally := judgeCredentials(t, base, ops, co, o, pim, pws...)
+	tally := judgeCredentials(t, base, ops, headerCrashOptions(strings.Fields(name)[0]), o, pim, pws...)
 	tally.report(t, name, ops)
 	for _, f := range tally.first {
 		t.Errorf("%s: %s", name, f)
@@ -164,20 +158,11 @@ func headerCrashOptions(kind string) crashsim.Options {
 	return crashsim.Options{Subsets: 8, Torn: 2, Seed: 31, Distinct: true}
 }
 
-// reusedCrashOptions sample the restore over a reused keyslot (twice the
-// writes of a plain one), and rerunCrashOptions the second runs of a
-// restore (one per flush of the first), less than the plain restore in
-// the long run, which would otherwise take hours.
-func reusedCrashOptions() crashsim.Options {
-	if os.Getenv("CRYPTVOL_CRASH_LONG") != "" {
-		return crashsim.Options{Subsets: 500, Torn: 1500, Seed: 31, Distinct: true}
-	}
-	return headerCrashOptions("luks")
-}
-
+// rerunCrashOptions sample the second runs of a restore (one per flush of
+// the first) less than a first run in the long run.
 func rerunCrashOptions() crashsim.Options {
 	if os.Getenv("CRYPTVOL_CRASH_LONG") != "" {
-		return crashsim.Options{Subsets: 100, Torn: 300, Seed: 31, Distinct: true}
+		return crashsim.Options{Subsets: 200, Torn: 1000, Seed: 31, Distinct: true}
 	}
 	return headerCrashOptions("luks")
 }
@@ -302,7 +287,7 @@ func TestCrashStatesHeaders(t *testing.T) {
 			if n := headerWrites(ops); n < 2 {
 				t.Errorf("%s header restore over a reused keyslot: the header at 0 written %d times: it did not go through an intermediate header", typ, n)
 			}
-			exploreCredentialsWith(t, typ+" header restore (reused keyslot)", reused, ops, reusedCrashOptions(), o, 0, "new-pass", "third-pass", "old-pass")
+			exploreCredentials(t, typ+" header restore (reused keyslot)", reused, ops, o, 0, "new-pass", "third-pass", "old-pass")
 
 			// Restore again after a crash: from the state at each flush
 			// of that restore, running it again finishes it (the
