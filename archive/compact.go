@@ -47,7 +47,13 @@ func (a *Archive) Compact(ctx context.Context, progress func(done, total int64))
 	a.discardBatch()
 	st.BytesBefore = a.end() + a.tail
 
-	tf, err := atomicfile.Create(a.path, atomicfile.Options{KeepMode: true, NoSync: a.noSync, Leftover: a.leftover})
+	ao := atomicfile.Options{KeepMode: true, NoSync: a.noSync, Leftover: a.leftover}
+	if compactTrace != nil {
+		ao.Trace = func(step string) {
+			compactTrace(map[string]byte{"sync": 's', "rename": 'r', "syncdir": 'd'}[step], 0, nil)
+		}
+	}
+	tf, err := atomicfile.Create(a.path, ao)
 	if err != nil {
 		return st, err
 	}
@@ -62,7 +68,11 @@ func (a *Archive) Compact(ctx context.Context, progress func(done, total int64))
 			unlock()
 		}
 	}()
-	nb, err := a.writeBase(ctx, tf.File, a.idx, progress)
+	var nf file = tf.File
+	if compactTrace != nil {
+		nf = tracedFile{nf}
+	}
+	nb, err := a.writeBase(ctx, nf, a.idx, progress)
 	if err != nil {
 		return st, err
 	}
@@ -103,6 +113,34 @@ func (a *Archive) Compact(ctx context.Context, progress func(done, total int64))
 	st.Members = a.idx.live
 	st.BytesAfter = a.end()
 	return st, nil
+}
+
+// compactTrace, set only by the power-cut explorer's test, hears every
+// write, truncate and sync to the new file and the steps that make it the
+// archive (its sync 's', the rename 'r', the directory's sync 'd'), in
+// the order they are done.
+var compactTrace func(kind byte, off int64, data []byte)
+
+// tracedFile tells compactTrace of each change to the new file.
+type tracedFile struct{ file }
+
+func (t tracedFile) WriteAt(p []byte, off int64) (int, error) {
+	n, err := t.file.WriteAt(p, off)
+	compactTrace('w', off, append([]byte(nil), p[:n]...))
+	return n, err
+}
+
+func (t tracedFile) Truncate(n int64) error {
+	compactTrace('t', n, nil)
+	return t.file.Truncate(n)
+}
+
+func (t tracedFile) Sync() error {
+	if err := t.file.Sync(); err != nil {
+		return err
+	}
+	compactTrace('s', 0, nil)
+	return nil
 }
 
 // newBase is a file writeBase wrote: its header, index and one commit.

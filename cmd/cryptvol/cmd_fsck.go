@@ -249,7 +249,7 @@ func runFormat(ctx context.Context, a *app, args []string) error {
 	if spec.fs == "none" {
 		return fsError(eraseSignatures(v))
 	}
-	if err := formatVolume(ctx, a, v, spec); err != nil {
+	if err := formatOver(ctx, a, v, spec); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return interrupted("format stopped: the volume holds no usable filesystem now; run the same command again")
 		}

@@ -159,7 +159,7 @@ func luksHeader(a *app, dev *volume.FileDevice, verb, path, file string, force b
 	if err != nil {
 		return err
 	}
-	if err := luks.HeaderRestore(dev, f, st.Size(), luks.RestoreOptions{Force: force}); err != nil {
+	if err := luks.HeaderRestore(dev, f, st.Size(), luks.RestoreOptions{Force: force, Warn: func(m string) { a.warnf("%s", m) }}); err != nil {
 		return restoreError(err)
 	}
 	fmt.Fprintf(a.stdout, "LUKS header of %s restored from %s.\n", path, file)

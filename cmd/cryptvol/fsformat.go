@@ -30,7 +30,7 @@ func (s *formatSpec) preflight() error {
 }
 
 // formatFunc writes an empty filesystem over v's whole data area.
-type formatFunc func(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error
+type formatFunc func(ctx context.Context, a *app, v formatTarget, spec *formatSpec) error
 
 // formatter makes one filesystem.
 type formatter struct {
@@ -53,7 +53,7 @@ var formatters = map[string]formatter{
 // smaller than the volume's sector (mkfs.ext4 -b): a LUKS2 volume has
 // 4096-byte sectors by default, and below 512 MiB mkfs.ext4 would make
 // 1 KiB blocks, which the kernel cannot mount from the decrypted device.
-func formatExt4(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
+func formatExt4(ctx context.Context, a *app, v formatTarget, spec *formatSpec) error {
 	minBlock := 0
 	if v.SectorSize() > 1024 {
 		minBlock = v.SectorSize()
@@ -64,7 +64,7 @@ func formatExt4(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec)
 
 // formatBuiltIn makes a filesystem cryptvol makes itself; tooSmall is the
 // advice when the volume is too small for it.
-func formatBuiltIn(a *app, v *volume.Volume, o filesystem.FormatOptions, tooSmall string) error {
+func formatBuiltIn(a *app, v formatTarget, o filesystem.FormatOptions, tooSmall string) error {
 	note, err := filesystem.Format(v, v.Size(), o)
 	switch {
 	case errors.Is(err, filesystem.ErrTooSmall):
@@ -140,13 +140,13 @@ func formatVolume(ctx context.Context, a *app, v *volume.Volume, spec *formatSpe
 	return v.Sync()
 }
 
-func formatFAT(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
+func formatFAT(ctx context.Context, a *app, v formatTarget, spec *formatSpec) error {
 	return formatBuiltIn(a, v, filesystem.FormatOptions{Type: spec.fatType, Label: spec.label, Serial: spec.serial}, "make the volume larger or use --filesystem none")
 }
 
 // formatExFAT makes what mkfs.exfat makes for the size (below about 3 MiB
 // with the largest alignment that fits; filesystem.Format says so).
-func formatExFAT(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
+func formatExFAT(ctx context.Context, a *app, v formatTarget, spec *formatSpec) error {
 	return formatBuiltIn(a, v, filesystem.FormatOptions{Type: "exfat", Label: spec.label, Serial: spec.serial}, "make the volume larger")
 }
 
@@ -165,7 +165,7 @@ func mkntfsArgs(label string, sectorSize int, image string) []string {
 // area's size and copies the result into the volume through its own
 // write path: no mount, no root. The image goes whatever happens.
 func externalFormatter(tool externalTool, args func(label string, sectorSize int, image string) []string) formatter {
-	return formatter{tool: &tool, format: func(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
+	return formatter{tool: &tool, format: func(ctx context.Context, a *app, v formatTarget, spec *formatSpec) error {
 		if err := tool.missing("--filesystem " + spec.fs); err != nil {
 			return err
 		}
@@ -188,8 +188,13 @@ func externalFormatter(tool externalTool, args func(label string, sectorSize int
 
 // eraseSignatures is format --filesystem none: the first and the last MiB
 // of the data area are zeroed, where every filesystem cryptvol recognises
-// keeps its signature (boot sector, superblock, backup boot sector).
+// keeps its signature (boot sector, superblock, backup boot sector). The
+// signature sector goes first, flushed: a power cut in the larger writes
+// then cannot leave the old filesystem recognised with its tables zeroed.
 func eraseSignatures(v *volume.Volume) error {
+	if err := dropSignature(v); err != nil {
+		return err
+	}
 	zero := make([]byte, min(v.Size(), imageChunk))
 	if _, err := v.WriteAt(zero, 0); err != nil {
 		return err

@@ -1282,10 +1282,11 @@ func (c *killCase) checkVolume() {
 		c.findPlaintext()
 		return
 	}
-	if r.code == exitDamaged && c.op.name == "format" && c.killed && strings.Contains(r.out, "holds no FAT filesystem") {
-		// fat.Format blanks the boot sector first and writes it last,
-		// so that a killed format leaves no filesystem rather than a
-		// damaged one; its files were to go. Nothing else to check.
+	if r.code == exitDamaged && c.op.name == "format" && c.killed && (strings.Contains(r.out, "holds no FAT filesystem") || strings.Contains(r.out, "holds no filesystem cryptvol recognises")) {
+		// format drops the old filesystem's signature first and writes
+		// the new one's last (fsformat_order.go), so that a killed
+		// format leaves no filesystem rather than a damaged one; its
+		// files were to go. Nothing else to check.
 		c.finding(fNoFS, "%s", oneLine(r.out))
 		c.findPlaintext()
 		return

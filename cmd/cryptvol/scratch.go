@@ -151,7 +151,7 @@ const imageChunk = 1 << 20
 // copyIn writes the whole image over v's data area (zeros included: the
 // tools assume the parts they did not write read as zero, which the
 // decrypted data of a new volume does not), through the Volume.
-func (s *scratchImage) copyIn(ctx context.Context, a *app, label string, v *volume.Volume) error {
+func (s *scratchImage) copyIn(ctx context.Context, a *app, label string, v formatTarget) error {
 	size := v.Size()
 	bar := progress.New(a.stderr, label, size, a.showProgress())
 	buf := make([]byte, imageChunk)

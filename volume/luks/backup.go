@@ -91,6 +91,9 @@ type RestoreOptions struct {
 	// Force restores a backup whose UUID differs from the device's, or
 	// onto a device with no LUKS header left to compare it with.
 	Force bool
+	// Warn, if set, hears when the restore cannot be written in a
+	// crash-safe order (restore_order.go) and goes in one write.
+	Warn func(string)
 }
 
 // HeaderRestore writes a header backup made by HeaderBackup or cryptsetup
@@ -139,7 +142,11 @@ func HeaderRestore(hdr volume.Device, backup io.ReaderAt, backupLen int64, o Res
 	case devUUID != backupUUID:
 		return fmt.Errorf("%w: its UUID %s is not the volume's, %s", volume.ErrForeignBackup, backupUUID, devUUID)
 	}
-	if cur, err := load(hdr, "luks"); err == nil {
+	cur, err := load(hdr, "luks")
+	if err != nil {
+		cur = nil // nothing on the device loads: no header to keep whole
+	}
+	if cur != nil {
 		if err := checkWritable(cur); err != nil {
 			return err
 		}
@@ -158,10 +165,7 @@ func HeaderRestore(hdr volume.Device, backup io.ReaderAt, backupLen int64, o Res
 	if err := before.Check(hdr); err != nil {
 		return err
 	}
-	if err := writeAt(hdr, data[:n], 0, false); err != nil {
-		return err
-	}
-	return hdr.Sync()
+	return writeRestored(hdr, cur, b, data[:n], o.Warn)
 }
 
 // uuid is the header's UUID.
