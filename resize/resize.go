@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/fsprobe"
@@ -82,6 +83,12 @@ type Request struct {
 	NoHidden bool
 	// Tool resizes ext2/3/4 and NTFS; nil refuses them.
 	Tool Tool
+	// Path is the container's file name, beside which the record of a
+	// resize in progress is kept (record.go); "" keeps none.
+	Path string
+
+	rec    *record // the resize in progress
+	resume bool    // rec was found, not made by this run
 }
 
 // Result says what Run did.
@@ -90,6 +97,11 @@ type Result struct {
 	Format           string
 	OldSize, NewSize int64 // container bytes
 	OldData, NewData int64 // data area bytes
+	// Resumed says an interrupted resize of the container was found and
+	// finished (a relative size counted from where it started).
+	Resumed bool
+	// From is the container size a relative size counted from.
+	From int64
 	// FixedSegment is true for a LUKS2 data segment of fixed size (it
 	// now says NewData bytes); false when it runs to the end of the file.
 	FixedSegment bool
@@ -106,14 +118,68 @@ func Run(ctx context.Context, r Request) (Result, error) {
 	if o.Hidden || o.System {
 		return Result{}, fmt.Errorf("%w: a hidden volume lies inside its outer one and system encryption in its partition: resize the outer volume (with the hidden credentials) or the container", volume.ErrUnsupported)
 	}
+	if r.Path != "" {
+		rec, err := loadRecord(r.Path)
+		if err != nil {
+			return Result{}, err
+		}
+		r.rec, r.resume = rec, rec != nil
+	}
 	v, err := r.open(ctx, r.Dev)
 	if err != nil {
 		return Result{}, err
 	}
+	var res Result
 	if luks.Present(r.Dev) {
-		return r.luks(ctx, v)
+		res, err = r.luks(ctx, v)
+	} else {
+		res, err = r.tcrypt(ctx, v)
 	}
-	return r.tcrypt(ctx, v)
+	res.Resumed = r.resume
+	switch {
+	case err == nil:
+		if r.Path != "" {
+			err = finishRecord(r.Path)
+		}
+	case !r.resume && r.rec != nil && (errors.Is(err, ErrRefused) || errors.Is(err, ErrBadSize) || errors.Is(err, volume.ErrWrongPassword) || errors.Is(err, volume.ErrUnsupported)):
+		// Refused before anything changed: no resize is in progress.
+		finishRecord(r.Path)
+	}
+	return res, err
+}
+
+// from is the size a relative --size counts from: the container's, or
+// the one an interrupted resize started from.
+// A record whose sizes the container has neither of is stale (another
+// file now under the same identity): dropped.
+func (r *Request) from(size int64) int64 {
+	if r.rec != nil && size != r.rec.OldSize && size != r.rec.Target {
+		r.rec, r.resume = nil, false
+	}
+	if r.rec != nil {
+		return r.rec.OldSize
+	}
+	return size
+}
+
+// begin records the resize before its first change.
+func (r *Request) begin(res Result) error {
+	if r.Path == "" {
+		return nil
+	}
+	if r.rec == nil {
+		r.rec = &record{OldSize: res.OldSize}
+	}
+	if r.rec.Journal {
+		// An external tool's result, complete, that a kill stopped
+		// while it was copied in: copied in again.
+		if err := replayJournal(r.Path, r.Dev); err != nil {
+			return err
+		}
+		r.rec.Journal = false
+	}
+	r.rec.Target = res.NewSize
+	return r.rec.save(r.Path)
 }
 
 func (r *Request) open(ctx context.Context, dev volume.Device) (*volume.Volume, error) {
@@ -126,7 +192,8 @@ func (r *Request) open(ctx context.Context, dev volume.Device) (*volume.Volume, 
 func (r *Request) tcrypt(ctx context.Context, v *volume.Volume) (Result, error) {
 	res := Result{Format: "tcrypt", OldData: v.Size()}
 	res.OldSize = tcrypt.ContainerSizeFor(res.OldData)
-	res.NewSize = r.Size.Target(res.OldSize)
+	res.From = r.from(res.OldSize)
+	res.NewSize = r.Size.Target(res.From)
 	res.NewData = tcrypt.DataSizeFor(res.NewSize)
 	shrink := res.NewSize < res.OldSize
 	switch {
@@ -143,7 +210,11 @@ func (r *Request) tcrypt(ctx context.Context, v *volume.Volume) (Result, error) 
 		v.Close()
 		return res, fmt.Errorf("%w: a shrink gives up the end of the data area, where a hidden volume would lie, and one cannot be seen without its password; say the volume holds none (--no-hidden) (nothing changed)", ErrRefused)
 	}
-	note, err := r.shrinkFilesystem(ctx, v, res.OldData, res.NewData)
+	if err := r.begin(res); err != nil {
+		v.Close()
+		return res, err
+	}
+	note, err := r.shrinkFilesystem(ctx, v, r.Dev, res.OldData, res.NewData)
 	if cerr := v.Close(); err == nil {
 		err = cerr
 	}
@@ -202,13 +273,18 @@ func (r *Request) luks(ctx context.Context, v *volume.Volume) (Result, error) {
 		return res, err
 	}
 	res.FixedSegment = fixed != 0
-	res.NewSize = r.Size.Target(res.OldSize)
+	res.From = r.from(res.OldSize)
+	res.NewSize = r.Size.Target(res.From)
 	if res.NewSize < offset+4096 {
 		v.Close()
 		return res, fmt.Errorf("%w: the container would be %d bytes, fewer than its %d-byte header and one 4 KiB block", ErrBadSize, res.NewSize, offset)
 	}
 	res.NewData = res.NewSize - offset
-	note, err := r.shrinkFilesystem(ctx, v, res.OldData, res.NewData)
+	if err := r.begin(res); err != nil {
+		v.Close()
+		return res, err
+	}
+	note, err := r.shrinkFilesystem(ctx, v, dev, res.OldData, res.NewData)
 	if cerr := v.Close(); err == nil {
 		err = cerr
 	}
@@ -246,7 +322,7 @@ func (r *Request) luks(ctx context.Context, v *volume.Volume) (Result, error) {
 // headers change. On a grow it does nothing and returns "" when the
 // filesystem is to be grown once the volume has its new size (after the
 // headers), or a note saying why there is nothing to grow.
-func (r *Request) shrinkFilesystem(ctx context.Context, v *volume.Volume, oldData, newData int64) (string, error) {
+func (r *Request) shrinkFilesystem(ctx context.Context, v *volume.Volume, dev volume.Device, oldData, newData int64) (string, error) {
 	typ := probe(v)
 	if newData >= oldData {
 		if typ == "" {
@@ -261,7 +337,7 @@ func (r *Request) shrinkFilesystem(ctx context.Context, v *volume.Volume, oldDat
 		return "", fmt.Errorf("%w: no filesystem recognised inside: cannot prove a shrink keeps the data (nothing changed)", ErrRefused)
 	}
 	if r.Tool != nil && r.Tool.Resizes(typ) {
-		return r.Tool.Resize(ctx, v, typ, newData)
+		return r.runTool(ctx, v, dev, typ, newData)
 	}
 	got, err := filesystem.Resize(typ, v, oldData, newData)
 	switch {
@@ -293,7 +369,7 @@ func (r *Request) growFilesystem(ctx context.Context, dev volume.Device) (string
 	case typ == "":
 		return "No filesystem recognised inside.", nil
 	case r.Tool != nil && r.Tool.Resizes(typ):
-		return r.Tool.Resize(ctx, v, typ, v.Size())
+		return r.runTool(ctx, v, dev, typ, v.Size())
 	}
 	got, err := filesystem.Resize(typ, v, v.Size(), v.Size())
 	if err != nil {
@@ -306,6 +382,50 @@ func (r *Request) growFilesystem(ctx context.Context, dev volume.Device) (string
 		return fmt.Sprintf("The %s filesystem now declares %d bytes (as far as its FAT's room allows; the rest of the %d-byte data area is unused).", typ, got, v.Size()), nil
 	}
 	return fmt.Sprintf("The %s filesystem now declares %d bytes.", typ, got), nil
+}
+
+// runTool runs r.Tool on the filesystem of v (on dev) with its writes
+// going to the journal (record.go), then copies the journal in.
+func (r *Request) runTool(ctx context.Context, v *volume.Volume, dev volume.Device, typ string, size int64) (string, error) {
+	if r.Path == "" {
+		return r.Tool.Resize(ctx, v, typ, size)
+	}
+	j, err := newJournal(r.Path, dev)
+	if err != nil {
+		return "", err
+	}
+	o := r.Options
+	jv, err := volume.OpenDeviceWith(ctx, j, dev, r.Creds, volume.Options{Type: o.Type, Hash: o.Hash, Encryption: o.Encryption, Warn: o.Warn})
+	if err != nil {
+		j.Close()
+		return "", err
+	}
+	note, err := r.Tool.Resize(ctx, jv, typ, size)
+	if cerr := jv.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = j.Sync()
+	}
+	if cerr := j.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(journalPath(r.Path))
+		return "", err
+	}
+	r.rec.Journal = true
+	if err := r.rec.save(r.Path); err != nil {
+		return "", err
+	}
+	if err := replayJournal(r.Path, dev); err != nil {
+		return "", err
+	}
+	r.rec.Journal = false
+	if err := r.rec.save(r.Path); err != nil {
+		return "", err
+	}
+	return note, os.Remove(journalPath(r.Path))
 }
 
 func probe(v *volume.Volume) string {

@@ -33,8 +33,13 @@ their end are given up; ext2/3/4 and NTFS: resize2fs and ntfsresize, which
 move data), then the headers are rewritten, then the file is truncated. A shrink that the filesystem cannot follow changes nothing and
 exits 5.
 
-A kill at any point leaves a volume that opens, with every file, at its old or
-its new size; run the same command again (with an absolute --size) to finish.
+A kill at any point leaves a volume that opens at its old or its new size;
+run the same command again to finish (VOLUME.cryptvol-resize, beside the
+container, records the resize until it is done, so a relative --size
+counts from the size the interrupted run started from). What resize2fs and
+ntfsresize change is journalled first (VOLUME.cryptvol-resize-journal,
+the encrypted bytes as they will land) and copied in after, so a kill
+while it is copied in is finished by the next command.
 
 A hidden volume cannot be seen without its password. A grow keeps its header
 copies; a shrink would cut it off. So a shrink of a VeraCrypt or TrueCrypt
@@ -96,7 +101,7 @@ func runResize(ctx context.Context, a *app, args []string) error {
 	if err := refuseForeign("resize", dev); err != nil {
 		return err
 	}
-	res, err := resize.Run(ctx, resize.Request{Dev: dev, Creds: creds, Options: o, Size: size, NoHidden: *noHidden, Tool: externalResizer{a}})
+	res, err := resize.Run(ctx, resize.Request{Dev: dev, Creds: creds, Options: o, Size: size, NoHidden: *noHidden, Tool: externalResizer{a}, Path: path})
 	switch {
 	case errors.Is(err, resize.ErrBadSize):
 		return usageError(fmt.Errorf("--size %s: %w", *sizeArg, err))
@@ -111,6 +116,9 @@ func runResize(ctx context.Context, a *app, args []string) error {
 		if res.FixedSegment {
 			seg = fmt.Sprintf(" (the data segment is %d bytes)", res.NewData)
 		}
+	}
+	if res.Resumed {
+		fmt.Fprintf(a.stdout, "Finished the interrupted resize of %s (a relative --size counts from the %d bytes it started from).\n", path, res.From)
 	}
 	fmt.Fprintf(a.stdout, "Resized %s: container %d → %d bytes, data area %d → %d bytes%s.\n%s\n", path, res.OldSize, res.NewSize, res.OldData, res.NewData, seg, res.Filesystem)
 	return nil
