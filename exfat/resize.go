@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // ErrCannotShrink refuses a Resize that would cut off clusters in use.
@@ -23,9 +25,10 @@ type Device interface {
 // now ends at. Nothing moves: the FAT and the allocation bitmap stay where
 // they are. The FAT grows into the unused space before the cluster heap
 // (the heap's alignment leaves most of a MiB there: room for 256 Ki
-// clusters), so a grow stops where that space or the bitmap's clusters
-// have no room for more entries or bits (the rest of the device stays
-// unused).
+// clusters), and a bitmap whose clusters hold too few bits is first
+// copied to a run of free clusters large enough (moveBitmap), so a grow
+// stops only where that space has no room for more FAT entries, or no
+// such run is free (the rest of the device stays unused).
 //
 // Each step changes one thing a reader trusts at a time, so a kill
 // between any two writes leaves a filesystem that opens, at the old or the
@@ -37,7 +40,21 @@ type Device interface {
 // regions first and lowers DataLength after. A change larger than the
 // bitmap's slack allows (8 clusters of bits) is done in several such steps.
 func Resize(dev Device, size, newSize int64) (int64, error) {
-	for {
+	// A shrink is refused before its first step when files lie past the
+	// new end (steps stop short of a cluster in use, each one final).
+	r, err := loadResizer(dev, size)
+	if err != nil {
+		return 0, err
+	}
+	if want := (newSize - r.g.heapOffset) / int64(r.g.clusterSize); want < int64(r.g.clusterCount) {
+		if used := r.lastUsed(); used >= want {
+			return 0, fmt.Errorf("%w to %d bytes: cluster %d is in use", ErrCannotShrink, newSize, used+2)
+		}
+	}
+	for steps := 0; ; steps++ {
+		if steps > 1<<16 {
+			return 0, fmt.Errorf("exfat: resize to %d bytes: no end after %d steps", newSize, steps)
+		}
 		r, err := loadResizer(dev, size)
 		if err != nil {
 			return 0, err
@@ -88,6 +105,22 @@ func loadResizer(dev Device, size int64) (*resizer, error) {
 	if err := fs.readChain(r.bmCh, r.bm, 0); err != nil {
 		return nil, err
 	}
+	// A moved bitmap has clusters beyond its DataLength (moveBitmap
+	// gives it room for the whole grow): its capacity is its whole
+	// contiguous chain, the clusters in use that the FAT links on.
+	for {
+		last := r.bmCh.Last()
+		var e [4]byte
+		if _, err := dev.ReadAt(e[:], g.fatOffset+int64(last)*4); err != nil {
+			return nil, err
+		}
+		next := binary.LittleEndian.Uint32(e[:])
+		i := int64(next) - 2
+		if next != last+1 || !g.validCluster(next) || i/8 >= int64(len(r.bm)) || r.bm[i/8]&(1<<(i%8)) == 0 {
+			break
+		}
+		r.bmCh.Add(chainRun(next))
+	}
 	r.region = make([]byte, bootRegionSectors*g.sectorSize)
 	if _, err := dev.ReadAt(r.region, 0); err != nil {
 		return nil, err
@@ -127,7 +160,16 @@ func (r *resizer) step(newSize int64) (end int64, done bool, err error) {
 		// The FAT may grow into the space between its end and the heap
 		// (mkfs.exfat and cryptvol align the heap, leaving most of a
 		// MiB there).
-		room := min((g.heapOffset-g.fatOffset)/4-2, maxClusters, int64(r.bmCh.N)*cs*8)
+		fatRoom := min((g.heapOffset-g.fatOffset)/4-2, maxClusters)
+		if need := (min(want, fatRoom) + 7) / 8; need > int64(r.bmCh.N)*cs {
+			// The bitmap's clusters hold too few bits: moved to free
+			// clusters enough for the whole grow, then the steps go on.
+			moved, err := r.moveBitmap((need + cs - 1) / cs)
+			if err != nil || moved {
+				return heapEnd(old), false, err
+			}
+		}
+		room := min(fatRoom, int64(r.bmCh.N)*cs*8)
 		n := min(want, room, stepMax)
 		if n <= old {
 			return heapEnd(old), true, nil
@@ -146,6 +188,65 @@ func (r *resizer) step(newSize int64) (end int64, done bool, err error) {
 		return heapEnd(n), n == want || n == room, nil
 	}
 	return heapEnd(old), true, nil
+}
+
+// moveBitmap copies the allocation bitmap to a run of m free clusters of
+// the heap (the bitmap must stay contiguous: the Linux driver reads it so)
+// and points its directory entry there, and reports whether it found
+// room. The copy marks its own clusters in use and the old ones free, and
+// gets its FAT chain, before the entry's FirstCluster changes in one
+// write: until then the old bitmap is the one in use, and the new
+// clusters free in it; after, the old clusters are free and unreferenced.
+func (r *resizer) moveBitmap(m int64) (bool, error) {
+	g := r.g
+	old := int64(g.clusterCount)
+	inUse := func(c int64) bool { return r.bm[c/8]&(1<<(c%8)) != 0 }
+	first, run := int64(-1), int64(0)
+	for c := old - 1; c >= 0 && run < m; c-- {
+		if inUse(c) {
+			run = 0
+			continue
+		}
+		run++
+		first = c
+	}
+	if run < m {
+		return false, nil
+	}
+	cs := int64(g.clusterSize)
+	bm := make([]byte, m*cs)
+	copy(bm, r.bm)
+	for i := uint32(0); i < r.bmCh.N; i++ {
+		c, _ := r.bmCh.At(i)
+		bm[(c-2)/8] &^= 1 << ((c - 2) % 8)
+	}
+	for c := first; c < first+m; c++ {
+		bm[c/8] |= 1 << (c % 8)
+	}
+	if _, err := r.dev.WriteAt(bm, g.clusterOffset(uint32(first+2))); err != nil {
+		return false, err
+	}
+	fat := make([]byte, m*4)
+	for i := int64(0); i < m; i++ {
+		next := uint32(first + 2 + i + 1)
+		if i == m-1 {
+			next = eocCluster
+		}
+		binary.LittleEndian.PutUint32(fat[i*4:], next)
+	}
+	if _, err := r.dev.WriteAt(fat, g.fatOffset+(first+2)*4); err != nil {
+		return false, err
+	}
+	if err := syncIfCan(r.dev); err != nil {
+		return false, err
+	}
+	var e [12]byte
+	binary.LittleEndian.PutUint32(e[:], uint32(first+2))
+	binary.LittleEndian.PutUint64(e[4:], uint64(len(r.bm)))
+	if _, err := r.dev.WriteAt(e[:], r.bmEntry+20); err != nil {
+		return false, err
+	}
+	return true, syncIfCan(r.dev)
 }
 
 // lastUsed is the index of the last cluster marked in use, or -1.
@@ -238,3 +339,5 @@ func syncIfCan(dev Device) error {
 	}
 	return nil
 }
+
+func chainRun(c uint32) fatcore.Run { return fatcore.Run{First: c, Count: 1} }
