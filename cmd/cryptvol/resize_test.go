@@ -311,8 +311,9 @@ func cryptsetupDump(vol string) (string, bool) {
 }
 
 // TestResizeVeraCryptExt4NTFS shrinks a VeraCrypt container with ext4 and
-// one with NTFS inside by 50 %, then grows them by 10 % and 50 %
-// (resize2fs and ntfsresize on the decrypted area): after each step the
+// one with NTFS inside by 10 %, grows it back, shrinks it by 50 %, grows it
+// by 10 % and 50 %, then shrinks it to 12M, near the minimum (resize2fs
+// and ntfsresize on the decrypted area): after each step the
 // file keeps its sha256, e2fsck -fn / ntfsfix -n find the exported area
 // clean and filling the data area (df), and VeraCrypt 1.26.24 opens the
 // container with a decrypted device of the new size, holding the bytes
@@ -342,7 +343,14 @@ func TestResizeVeraCryptExt4NTFS(t *testing.T) {
 			for _, step := range []struct {
 				arg  string
 				want int64
-			}{{"32M", 32 << 20}, {"+3276K", 32<<20 + 3276<<10}, {"+16M", 48<<20 + 3276<<10}} {
+			}{
+				{"-6552K", 64<<20 - 6552<<10}, // -10 %
+				{"64M", 64 << 20},             // back
+				{"32M", 32 << 20},             // -50 %
+				{"+3276K", 32<<20 + 3276<<10}, // +10 %
+				{"+16M", 48<<20 + 3276<<10},   // +50 %
+				{"12M", 12 << 20},             // near the minimum (3 MiB of file, NTFS's $LogFile)
+			} {
 				cvOK(t, env, append([]string{"resize", vol, "--size", step.arg, "--no-hidden"}, creds...)...)
 				if fi, _ := os.Stat(vol); fi.Size() != step.want {
 					t.Fatalf("--size %s: container %d bytes, want %d", step.arg, fi.Size(), step.want)
@@ -383,5 +391,68 @@ func TestResizeVeraCryptExt4NTFS(t *testing.T) {
 				t.Logf("--size %s: %d bytes, file intact, %s clean; VeraCrypt opened it: %v", step.arg, step.want, fsChecker[fsName][0], ran)
 			}
 		})
+	}
+}
+
+// TestResizeLUKS2Ext4 resizes a LUKS2 container with ext4 inside by
+// -10 %, back, -50 %, +10 %, +50 % and to near the minimum, then asks for
+// less than the file needs: each step the file keeps its sha256, e2fsck
+// -fn finds the exported data area clean, df's size is the whole data
+// area, and cryptsetup luksDump reads the header with the data segment
+// running to the end of the new file. The refused shrink exits 5 and
+// changes nothing.
+func TestResizeLUKS2Ext4(t *testing.T) {
+	needFSTools(t, "resize2fs", "e2fsck")
+	needDriverWrites(t, "ext4")
+	dir := t.TempDir()
+	env := cvEnviron(filepath.Join(dir, "run"), filepath.Join(dir, "tmp"))
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte("a long enough LUKS passphrase\n"), 0o600)
+	creds := []string{"--password-file", pw}
+	vol := filepath.Join(dir, "v.img")
+	cvOK(t, env, append([]string{"create", vol, "--size", "80M", "--type", "luks2", "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000", "--filesystem", "ext4", "--quick", "--non-interactive"}, creds...)...)
+	sums := putRandomFiles(t, env, dir, vol, creds, 17, 3<<20, 100<<10)
+	plain := filepath.Join(dir, "plain")
+	cvOK(t, env, append([]string{"export", vol, plain}, creds...)...)
+	pi, _ := os.Stat(plain)
+	header := int64(80<<20) - pi.Size()
+	size := int64(80 << 20)
+	for _, step := range []struct {
+		arg  string
+		want int64
+	}{
+		{"-8M", size - 8<<20}, // -10 %
+		{"80M", size},         // back
+		{"40M", 40 << 20},     // -50 %
+		{"+4M", 44 << 20},     // +10 %
+		{"+22M", 66 << 20},    // +50 %
+		{"28M", 28 << 20},     // near the minimum: 12 MiB of data area (3.1 MiB of files, the journal)
+	} {
+		cvOK(t, env, append([]string{"resize", vol, "--size", step.arg}, creds...)...)
+		if fi, _ := os.Stat(vol); fi.Size() != step.want {
+			t.Fatalf("--size %s: container %d bytes, want %d", step.arg, fi.Size(), step.want)
+		}
+		checkFiles(t, env, dir, vol, creds, sums)
+		os.Remove(plain)
+		cvOK(t, env, append([]string{"export", vol, plain}, creds...)...)
+		if pi, _ := os.Stat(plain); pi.Size() != step.want-header {
+			t.Fatalf("--size %s: data area %d bytes, want %d", step.arg, pi.Size(), step.want-header)
+		}
+		runChecker(t, "ext4", plain)
+		if got := dfTotal(t, env, vol, creds); got != step.want-header {
+			t.Fatalf("--size %s: df says %d bytes, want the data area's %d", step.arg, got, step.want-header)
+		}
+		dump, ok := cryptsetupDump(vol)
+		if ok && !strings.Contains(dump, "(whole device)") {
+			t.Fatalf("--size %s: luksDump does not show the segment running to the end:\n%s", step.arg, dump)
+		}
+		t.Logf("--size %s: %d bytes, files intact, e2fsck clean, df %d bytes; cryptsetup luksDump read it: %v", step.arg, step.want, step.want-header, ok)
+	}
+	before, _ := os.ReadFile(vol)
+	if r := cvRun(env, time.Minute, append([]string{"resize", vol, "--size", fmt.Sprint(header + 2<<20)}, creds...)...); r.code != exitDestroy {
+		t.Fatalf("a shrink below the files: want exit 5, got %v", r)
+	}
+	if after, _ := os.ReadFile(vol); !bytes.Equal(before, after) {
+		t.Fatal("the refused shrink changed the container")
 	}
 }
