@@ -16,6 +16,19 @@ var externalResizers = map[string]externalTool{
 	"ntfs": {"ntfsresize", "ntfs-3g"},
 }
 
+// externalResizer is the resize.Tool of the command line: the tools of
+// externalResizers on a scratch copy.
+type externalResizer struct{ a *app }
+
+func (externalResizer) Resizes(typ string) bool {
+	_, ok := externalResizers[typ]
+	return ok
+}
+
+func (e externalResizer) Resize(ctx context.Context, v *volume.Volume, typ string, size int64) (string, error) {
+	return resizeExternal(ctx, e.a, v, typ, size)
+}
+
 // resizeExternal makes the filesystem of type typ on v declare size
 // bytes (v.Size() for a grow to the whole data area) with its own tool.
 // The copy is checked first (resize2fs insists on a fresh e2fsck -f); a

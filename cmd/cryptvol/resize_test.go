@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -19,20 +20,38 @@ import (
 )
 
 // TestResizeVeraCryptFAT grows and shrinks a VeraCrypt and a TrueCrypt
-// container with FAT inside by ±10 % and ±50 %, then asks for less than the
-// files need. After each step every file reads back with its sha256,
-// fsck.fat -n finds the exported data area clean, and VeraCrypt (1.26.24
-// for VeraCrypt, 1.25.9 --truecrypt for TrueCrypt) opens the container: its
-// decrypted device is the new data size, with the primary and with the backup header, and holds the bytes cryptvol
-// exports. The refused shrink exits 5 and leaves the file as it was.
+// container with FAT inside, and a VeraCrypt one with exFAT, by ±10 % and
+// ±50 % and to near the minimum, then asks for less than the files need.
+// After each step every file reads back with its sha256, the filesystem
+// declares the new data area (df's total is the data area less the same
+// metadata as before: the built-in grow took all the new space), fsck.fat
+// -n / fsck.exfat -n finds the exported data area clean, and VeraCrypt
+// (1.26.24 for VeraCrypt, 1.25.9 --truecrypt for TrueCrypt) opens the
+// container: its decrypted device is the new data size, with the primary
+// and with the backup header, and holds the bytes cryptvol exports. The
+// refused shrink exits 5 and leaves the file as it was.
 func TestResizeVeraCryptFAT(t *testing.T) {
-	needFSTools(t, "fsck.fat")
-	for _, typ := range []string{"veracrypt", "truecrypt"} {
-		t.Run(typ, func(t *testing.T) { testResize(t, typ) })
+	needFSTools(t, "fsck.fat", "fsck.exfat")
+	for _, c := range []struct{ typ, fs string }{{"veracrypt", "fat"}, {"truecrypt", "fat"}, {"veracrypt", "exfat"}} {
+		t.Run(c.typ+"-"+c.fs, func(t *testing.T) { testResize(t, c.typ, c.fs) })
 	}
 }
 
-func testResize(t *testing.T, typ string) {
+// dfTotal is the filesystem size `cryptvol df --json` reports.
+func dfTotal(t *testing.T, env []string, vol string, creds []string) int64 {
+	t.Helper()
+	r := cvRun(env, time.Minute, append([]string{"df", vol, "--json"}, creds...)...)
+	var df struct {
+		Total int64 `json:"total_bytes"`
+	}
+	out := r.out[max(strings.Index(r.out, "{"), 0):]
+	if r.code != 0 || json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &df) != nil {
+		t.Fatalf("df --json: %v", r)
+	}
+	return df.Total
+}
+
+func testResize(t *testing.T, typ, fsName string) {
 	version, hash := oracle.VeraCrypt12624, ""
 	if typ == "truecrypt" {
 		version, hash = oracle.VeraCrypt1259, "sha512"
@@ -48,8 +67,9 @@ func testResize(t *testing.T, typ string) {
 		creds = append(creds, "--pim", "1")
 	}
 	vol := filepath.Join(dir, "v.vol")
-	cvOK(t, env, append([]string{"create", vol, "--size", "40M", "--filesystem", "fat", "--quick", "--non-interactive", "--type", typ}, creds...)...)
+	cvOK(t, env, append([]string{"create", vol, "--size", "40M", "--filesystem", fsName, "--quick", "--non-interactive", "--type", typ}, creds...)...)
 	sums := putRandomFiles(t, env, dir, vol, creds, 30, 1<<20, 3<<20, 700<<10, 12345)
+	overhead := 40<<20 - 2*131072 - dfTotal(t, env, vol, creds)
 	check := func(wantSize int64) (oracleRan bool) {
 		t.Helper()
 		if fi, _ := os.Stat(vol); fi.Size() != wantSize {
@@ -67,10 +87,16 @@ func testResize(t *testing.T, typ string) {
 		os.Remove(plain)
 		cvOK(t, env, append([]string{"export", vol, plain}, creds...)...)
 		defer os.Remove(plain)
-		runChecker(t, "fat", plain)
+		runChecker(t, fsName, plain)
 		want, _ := os.ReadFile(plain)
 		if int64(len(want)) != wantSize-2*131072 {
 			t.Fatalf("exported data area is %d bytes, want %d", len(want), wantSize-2*131072)
+		}
+		// The filesystem takes the whole new data area: what it does not
+		// cover is its metadata, as before, give or take a cluster and
+		// the 4 KiB rounding.
+		if got := wantSize - 2*131072 - dfTotal(t, env, vol, creds); got < overhead-64<<10 || got > overhead+64<<10 {
+			t.Fatalf("the %s filesystem leaves %d bytes of the data area uncovered, want about %d (its metadata)", fsName, got, overhead)
 		}
 		if vc == nil {
 			t.Logf("VeraCrypt %s cannot run here: %v", version, vcErr)
@@ -85,7 +111,7 @@ func testResize(t *testing.T, typ string) {
 			}
 			got, err := os.ReadFile(m.Dev)
 			if err == nil && !backup {
-				err = checkerErr("fat", m.Dev)
+				err = checkerErr(fsName, m.Dev)
 			}
 			m.Dismount()
 			if err != nil {
@@ -107,16 +133,23 @@ func testResize(t *testing.T, typ string) {
 	if now, _ := os.ReadFile(vol); !bytes.Equal(now, orig) {
 		t.Fatal("the refused shrink changed the container")
 	}
+	// The smallest: FAT16's 4085 clusters of 2 KiB; exFAT's 2 MiB of
+	// metadata and the 4.7 MiB of files.
+	least := int64(9 << 20)
+	if fsName == "exfat" {
+		least = 7<<20 + 512<<10
+	}
 	for _, step := range []struct {
 		arg  string
 		want int64
 	}{
-		{"+4M", size + 4<<20},              // +10 %
-		{"-4M", size},                      // -10 %
-		{"+20M", size + 20<<20},            // +50 %
-		{"20M", 20 << 20},                  // -50 % of 40M
-		{"9M", 9 << 20},                    // near FAT16's smallest (4085 clusters of 2 KiB)
-		{fmt.Sprint(9<<20 + 777), 9 << 20}, // rounded down to 4 KiB: already there
+		{"+4M", size + 4<<20},            // +10 %
+		{"-4M", size},                    // -10 %
+		{"+20M", size + 20<<20},          // +50 %
+		{"20M", 20 << 20},                // -50 % of 40M
+		{fmt.Sprint(least), least},       // near the minimum
+		{fmt.Sprint(least + 777), least}, // rounded down to 4 KiB: already there
+		{"+20M", least + 20<<20},         // grown again from the minimum
 	} {
 		r := cvRun(env, 5*time.Minute, append([]string{"resize", vol, "--size", step.arg, "--no-hidden"}, creds...)...)
 		if r.code != 0 {
@@ -278,8 +311,9 @@ func cryptsetupDump(vol string) (string, bool) {
 }
 
 // TestResizeVeraCryptExt4NTFS shrinks a VeraCrypt container with ext4 and
-// one with NTFS inside by 50 %, then grows them by 10 % and 50 %
-// (resize2fs and ntfsresize on the decrypted area): after each step the
+// one with NTFS inside by 10 %, grows it back, shrinks it by 50 %, grows it
+// by 10 % and 50 %, then shrinks it to 12M, near the minimum (resize2fs
+// and ntfsresize on the decrypted area): after each step the
 // file keeps its sha256, e2fsck -fn / ntfsfix -n find the exported area
 // clean and filling the data area (df), and VeraCrypt 1.26.24 opens the
 // container with a decrypted device of the new size, holding the bytes
@@ -309,7 +343,14 @@ func TestResizeVeraCryptExt4NTFS(t *testing.T) {
 			for _, step := range []struct {
 				arg  string
 				want int64
-			}{{"32M", 32 << 20}, {"+3276K", 32<<20 + 3276<<10}, {"+16M", 48<<20 + 3276<<10}} {
+			}{
+				{"-6552K", 64<<20 - 6552<<10}, // -10 %
+				{"64M", 64 << 20},             // back
+				{"32M", 32 << 20},             // -50 %
+				{"+3276K", 32<<20 + 3276<<10}, // +10 %
+				{"+16M", 48<<20 + 3276<<10},   // +50 %
+				{"12M", 12 << 20},             // near the minimum (3 MiB of file, NTFS's $LogFile)
+			} {
 				cvOK(t, env, append([]string{"resize", vol, "--size", step.arg, "--no-hidden"}, creds...)...)
 				if fi, _ := os.Stat(vol); fi.Size() != step.want {
 					t.Fatalf("--size %s: container %d bytes, want %d", step.arg, fi.Size(), step.want)
@@ -350,5 +391,68 @@ func TestResizeVeraCryptExt4NTFS(t *testing.T) {
 				t.Logf("--size %s: %d bytes, file intact, %s clean; VeraCrypt opened it: %v", step.arg, step.want, fsChecker[fsName][0], ran)
 			}
 		})
+	}
+}
+
+// TestResizeLUKS2Ext4 resizes a LUKS2 container with ext4 inside by
+// -10 %, back, -50 %, +10 %, +50 % and to near the minimum, then asks for
+// less than the file needs: each step the file keeps its sha256, e2fsck
+// -fn finds the exported data area clean, df's size is the whole data
+// area, and cryptsetup luksDump reads the header with the data segment
+// running to the end of the new file. The refused shrink exits 5 and
+// changes nothing.
+func TestResizeLUKS2Ext4(t *testing.T) {
+	needFSTools(t, "resize2fs", "e2fsck")
+	needDriverWrites(t, "ext4")
+	dir := t.TempDir()
+	env := cvEnviron(filepath.Join(dir, "run"), filepath.Join(dir, "tmp"))
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte("a long enough LUKS passphrase\n"), 0o600)
+	creds := []string{"--password-file", pw}
+	vol := filepath.Join(dir, "v.img")
+	cvOK(t, env, append([]string{"create", vol, "--size", "80M", "--type", "luks2", "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000", "--filesystem", "ext4", "--quick", "--non-interactive"}, creds...)...)
+	sums := putRandomFiles(t, env, dir, vol, creds, 17, 3<<20, 100<<10)
+	plain := filepath.Join(dir, "plain")
+	cvOK(t, env, append([]string{"export", vol, plain}, creds...)...)
+	pi, _ := os.Stat(plain)
+	header := int64(80<<20) - pi.Size()
+	size := int64(80 << 20)
+	for _, step := range []struct {
+		arg  string
+		want int64
+	}{
+		{"-8M", size - 8<<20}, // -10 %
+		{"80M", size},         // back
+		{"40M", 40 << 20},     // -50 %
+		{"+4M", 44 << 20},     // +10 %
+		{"+22M", 66 << 20},    // +50 %
+		{"28M", 28 << 20},     // near the minimum: 12 MiB of data area (3.1 MiB of files, the journal)
+	} {
+		cvOK(t, env, append([]string{"resize", vol, "--size", step.arg}, creds...)...)
+		if fi, _ := os.Stat(vol); fi.Size() != step.want {
+			t.Fatalf("--size %s: container %d bytes, want %d", step.arg, fi.Size(), step.want)
+		}
+		checkFiles(t, env, dir, vol, creds, sums)
+		os.Remove(plain)
+		cvOK(t, env, append([]string{"export", vol, plain}, creds...)...)
+		if pi, _ := os.Stat(plain); pi.Size() != step.want-header {
+			t.Fatalf("--size %s: data area %d bytes, want %d", step.arg, pi.Size(), step.want-header)
+		}
+		runChecker(t, "ext4", plain)
+		if got := dfTotal(t, env, vol, creds); got != step.want-header {
+			t.Fatalf("--size %s: df says %d bytes, want the data area's %d", step.arg, got, step.want-header)
+		}
+		dump, ok := cryptsetupDump(vol)
+		if ok && !strings.Contains(dump, "(whole device)") {
+			t.Fatalf("--size %s: luksDump does not show the segment running to the end:\n%s", step.arg, dump)
+		}
+		t.Logf("--size %s: %d bytes, files intact, e2fsck clean, df %d bytes; cryptsetup luksDump read it: %v", step.arg, step.want, step.want-header, ok)
+	}
+	before, _ := os.ReadFile(vol)
+	if r := cvRun(env, time.Minute, append([]string{"resize", vol, "--size", fmt.Sprint(header + 2<<20)}, creds...)...); r.code != exitDestroy {
+		t.Fatalf("a shrink below the files: want exit 5, got %v", r)
+	}
+	if after, _ := os.ReadFile(vol); !bytes.Equal(before, after) {
+		t.Fatal("the refused shrink changed the container")
 	}
 }
