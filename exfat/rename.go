@@ -27,7 +27,13 @@ func (fs *FS) Rename(oldpath, newpath string) error {
 	return nil
 }
 
-func (fs *FS) rename(oldpath, newpath string) error {
+func (fs *FS) rename(oldpath, newpath string) error { return fs.renameDeferring(oldpath, newpath, nil) }
+
+// renameDeferring is rename; with tails set (RenameAll), a closed file's
+// removal of its old set (and the freeing of what it replaced), which
+// must wait for a barrier after the new set, is appended there instead,
+// for the batch's one barrier.
+func (fs *FS) renameDeferring(oldpath, newpath string, tails *[]renameTail) error {
 	sp, se, dp, de, dbase, err := fatcore.RenameEnds(oldpath, newpath, fs.writable, fs.resolve, nil)
 	if err != nil {
 		return err
@@ -132,6 +138,10 @@ func (fs *FS) rename(oldpath, newpath string) error {
 		if ne, err = dp.add(units, &tmpl, false); err != nil {
 			return err
 		}
+	}
+	if moved := ne.slot != se.slot || dp != sp; moved && tails != nil && se.node == nil && !se.isDir() {
+		*tails = append(*tails, renameTail{sp, se, replaced})
+		return nil
 	}
 	if ne.slot != se.slot || dp != sp {
 		// The new set reaches the disk before the old one is removed:
