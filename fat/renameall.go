@@ -71,7 +71,7 @@ func (fs *FS) renameBatch(pairs [][2]string) (int, error) {
 		}
 		k := destKey{dp, foldName(name)}
 		plain := func(e *entry) bool { return !e.isDir() && e.node == nil && e.damageKind == damageNone && !e.moving() }
-		if !plain(se) || de == se || sources[se] || names[k] || de != nil && (!plain(de) || de.name != name || dests[de] || sources[de]) {
+		if !plain(se) || de == se || sources[se] || dests[se] || names[k] || de != nil && (!plain(de) || de.name != name || dests[de] || sources[de]) {
 			break
 		}
 		if de != nil && de.start != 0 {

@@ -87,7 +87,8 @@ type Writer interface {
 // RenameAll renames each pair's [0] onto its [1] as Rename does, keeping
 // the order of writes Rename's crash safety needs, and with the content
 // of every file written before the call on the disk before any new name
-// points at it. It returns how many pairs, from the first, were renamed;
+// points at it. The pairs name distinct files, and no pair's [1] is
+// another's [0]. It returns how many pairs, from the first, were renamed;
 // after an error those after are as they were.
 type BatchRenamer interface {
 	RenameAll(pairs [][2]string) (int, error)
