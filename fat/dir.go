@@ -508,12 +508,13 @@ const maxDirSlots = 65536
 // and the new cluster's entry may sit in a later one (the kill campaign
 // found it; TestKilledWhileADirectoryGrows).
 //
-// A directory doubles (by 4 KiB at least, a sixteenth of the free space
+// A directory doubles (by 64 KiB at least, a sixteenth of the free space
 // at most), since each growth costs a barrier: a put of 1,000 files into
 // one directory (which holds their temporary long names too, until they
 // are renamed) grew it a cluster at a time, a flush each, 45 of the
 // put's 52 (issue 31, item 4). A volume's directories are small beside
-// its files, and what is grown is free slots, used by the next entries.
+// its files, and what is grown is free slots, used by the next entries;
+// a directory that fits its first cluster never grows.
 func (d *dirCache) grow() error {
 	fs := d.fs
 	if d.fixed {
@@ -523,7 +524,7 @@ func (d *dirCache) grow() error {
 	if d.slots()+cs/32 > maxDirSlots {
 		return fmt.Errorf("%w: directory %s has reached %d entries", ErrNoSpace, d.path(), maxDirSlots)
 	}
-	n := max(uint32(d.slots()*32/cs), uint32(4096/cs))
+	n := max(uint32(d.slots()*32/cs), uint32(64<<10/cs))
 	n = max(min(n, uint32((maxDirSlots-d.slots())*32/cs), fs.fat.available()/16), 1)
 	runs, err := fs.allocate(n, d.ch.Last())
 	if err != nil {
