@@ -17,7 +17,10 @@ import (
 // flushCounter is the container device of a command under measure: it
 // counts the flushes asked for and, when drop is set, answers them
 // without flushing (the test-only "flushes disabled" of issue 31, item
-// 4). Writeback hints pass through either way: they are not flushes.
+// 4), and drops the writeback hints too: they are there for the flushes,
+// and a pass that starts the writeback of what it wrote runs at the
+// disk's speed (a 1 GiB put into exFAT: 1.5 s with them, 0.5 s without),
+// so the reference is put that leaves everything to the host.
 type flushCounter struct {
 	volume.Device
 	drop    bool
@@ -33,6 +36,9 @@ func (d flushCounter) Sync() error {
 }
 
 func (d flushCounter) StartWriteback(off, n int64) error {
+	if d.drop {
+		return nil
+	}
 	if wb, ok := d.Device.(interface{ StartWriteback(off, n int64) error }); ok {
 		return wb.StartWriteback(off, n)
 	}
