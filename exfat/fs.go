@@ -39,15 +39,18 @@ type Options struct {
 type FS struct {
 	paths // Open, Create, OpenFile, ReadFile, WriteFile, MkdirAll, IOFS
 
-	mu  sync.Mutex
-	dev io.ReaderAt
-	w   io.WriterAt // nil when read-only
-	g   *geometry
-	fat *fatTable
-	bm  *bitmap
-	up  upcaseTable
-	loc *time.Location
-	now func() time.Time
+	mu sync.Mutex
+	// renameTails, while RenameAll runs, collects the second halves of
+	// its renames, for one barrier before them all.
+	renameTails *[]renameTail
+	dev         io.ReaderAt
+	w           io.WriterAt // nil when read-only
+	g           *geometry
+	fat         *fatTable
+	bm          *bitmap
+	up          upcaseTable
+	loc         *time.Location
+	now         func() time.Time
 
 	boot       []byte // main boot sector as on disk
 	fromBackup bool   // the main boot region was unreadable; the backup is in use

@@ -66,6 +66,13 @@ func (b *backend) Move(sp *dirCache, se *entry, dp *dirCache, de *entry, dbase s
 			return err
 		}
 	}
+	if moved := ne.slot != se.slot || dp != sp; moved && fs.renameTails != nil && se.node == nil && !se.isDir() {
+		// In a RenameAll: the old set's removal (and the freeing of what
+		// it replaced), which must wait for a barrier after the new set,
+		// waits for the batch's one barrier.
+		*fs.renameTails = append(*fs.renameTails, renameTail{sp, se, replaced})
+		return nil
+	}
 	if ne.slot != se.slot || dp != sp {
 		// The new set reaches the disk before the old one is removed:
 		// between flushes a disk may persist writes in any order, and a

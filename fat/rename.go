@@ -170,13 +170,7 @@ func (fs *FS) replaceEntry(src *dirCache, e *entry, dst *dirCache, de *entry, na
 		oldDest = 0
 	}
 	destWasDir := de.isDir()
-	take := func() {
-		de.attr, de.start, de.size = e.attr, e.start, e.size
-		de.cdate, de.ctime, de.ccenti = e.cdate, e.ctime, e.ccenti
-		de.adate, de.mdate, de.mtime = e.adate, e.mdate, e.mtime
-		de.nt &^= ntMoving
-		de.node = nil
-	}
+	take := func() { de.takeMoved(e) }
 	if src == dst && src.oneSector(e, de) {
 		take()
 		de.encodeShort(dst.data[de.slot*32 : de.slot*32+32])

@@ -130,6 +130,13 @@ func (fs *FS) markVolumeClean() error {
 	if fs.w == nil || fs.err != nil || fs.unrecovered || !fs.dirtyOnDisk {
 		return nil
 	}
+	// Everything else on the disk first: a disk may persist the writes
+	// between two flushes in any order, and a flag that said clean over
+	// a rename still half-way would keep the next Open from completing
+	// it (exFAT's markClean does the same).
+	if err := fs.barrier(); err != nil {
+		return err
+	}
 	if clean, _ := fs.fat.stateBits(); clean != 0 {
 		fs.fat.setFlag(clean, true)
 		if err := fs.writeFAT1(); err != nil {

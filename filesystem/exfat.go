@@ -124,6 +124,12 @@ func (f *exfatFS) Remove(name string) error { return classify(f.f.Remove(name), 
 func (f *exfatFS) Rename(oldpath, newpath string) error {
 	return classify(f.f.Rename(oldpath, newpath), exfatErrors)
 }
+
+// RenameAll renames many files for the flushes of one rename.
+func (f *exfatFS) RenameAll(pairs [][2]string) (int, error) {
+	n, err := f.f.RenameAll(pairs)
+	return n, classify(err, exfatErrors)
+}
 func (f *exfatFS) Chtimes(name string, atime, mtime time.Time) error {
 	return classify(f.f.Chtimes(name, atime, mtime), exfatErrors)
 }

@@ -126,6 +126,12 @@ func (f *fatFS) Remove(name string) error { return classify(f.f.Remove(name), fa
 func (f *fatFS) Rename(oldpath, newpath string) error {
 	return classify(f.f.Rename(oldpath, newpath), fatErrors)
 }
+
+// RenameAll renames many files for the flushes of one rename.
+func (f *fatFS) RenameAll(pairs [][2]string) (int, error) {
+	n, err := f.f.RenameAll(pairs)
+	return n, classify(err, fatErrors)
+}
 func (f *fatFS) Chtimes(name string, atime, mtime time.Time) error {
 	return classify(f.f.Chtimes(name, atime, mtime), fatErrors)
 }

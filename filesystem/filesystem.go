@@ -80,6 +80,20 @@ type Writer interface {
 	Sync() error
 }
 
+// BatchRenamer is a Writer that renames many files for the flushes of one
+// rename (FAT: two barriers, exFAT: one or two, for any number of files),
+// so that put publishes the files it wrote under temporary names in one
+// step instead of paying a rename's flushes for each (issue 31, item 4).
+// RenameAll renames each pair's [0] onto its [1] as Rename does, keeping
+// the order of writes Rename's crash safety needs, and with the content
+// of every file written before the call on the disk before any new name
+// points at it. The pairs name distinct files, and no pair's [1] is
+// another's [0]. It returns how many pairs, from the first, were renamed;
+// after an error those after are as they were.
+type BatchRenamer interface {
+	RenameAll(pairs [][2]string) (int, error)
+}
+
 // Symlinker is a Writer whose filesystem has symbolic links (ext2/3/4):
 // Symlink makes name a link to target, failing if name exists.
 type Symlinker interface {

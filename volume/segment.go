@@ -110,6 +110,9 @@ func (v *Volume) storeSectors(buf, src []byte, pos int64) error {
 		}
 		buf, src, pos = buf[n:], src[n:], pos+int64(n)
 	}
+	if !v.unsynced.Load() {
+		v.unsynced.Store(true) // after the write: a Sync that cleared it before covers it
+	}
 	return nil
 }
 

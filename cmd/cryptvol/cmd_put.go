@@ -45,6 +45,10 @@ the FAT file size limit (4 GiB - 1 byte) and the free space. Each file is
 written under a temporary name and renamed when complete, so a failure or
 Ctrl-C leaves no partial file (a replaced file keeps its old content);
 Ctrl-C stops inside a file and says how many were copied (exit 130).
+put exits 0 only once everything it wrote is flushed to the disk; on FAT
+and exFAT it renames files into place in batches, so a power cut leaves
+the files of the last batch under their temporary names, which the next
+put into that directory removes.
 
 Example:
   cryptvol put secret.hc notes.txt /docs --password-file pw.txt
@@ -163,31 +167,49 @@ type putDirs interface {
 // deepest first (writing into them changed them). Ctrl-C stops between
 // files and inside one (putOne removes its partial file) and says how
 // far it got. wrap gives the filesystem's errors their exit codes.
-func copyJobs(ctx context.Context, jobs []putJob, dirs putDirs, putOne func(putJob) error, wrap func(error) error) error {
+// publish, if set, renames into place the files putOne left under
+// temporary names (a batch, see putBatch): after the last file, and
+// before any return once a file was put, so that every file counted as
+// copied is in place and an error leaves what the files before it made.
+func copyJobs(ctx context.Context, jobs []putJob, dirs putDirs, putOne func(putJob) error, publish func() error, wrap func(error) error) error {
 	files, copied := 0, 0
 	for _, j := range jobs {
 		if !j.dir {
 			files++
 		}
 	}
+	// settle publishes the files put so far and returns err, or the
+	// publishing's error when there is none.
+	settle := func(err error) error {
+		if publish == nil {
+			return err
+		}
+		if perr := publish(); err == nil {
+			err = perr
+		}
+		return err
+	}
 	for _, j := range jobs {
 		if ctx.Err() != nil {
-			return interrupted("%d of %d files copied", copied, files)
+			return settle(interrupted("%d of %d files copied", copied, files))
 		}
 		if j.dir {
 			if err := dirs.MkdirAll(j.dest); err != nil {
-				return wrap(inVolume(err))
+				return settle(wrap(inVolume(err)))
 			}
 			continue
 		}
 		err := putOne(j)
 		if errors.Is(err, context.Canceled) {
-			return interrupted("%d of %d files copied; %s partial, removed", copied, files, j.dest)
+			return settle(interrupted("%d of %d files copied; %s partial, removed", copied, files, j.dest))
 		}
 		if err != nil {
-			return err
+			return settle(err)
 		}
 		copied++
+	}
+	if err := settle(nil); err != nil {
+		return err
 	}
 	for i := len(jobs) - 1; i >= 0; i-- {
 		if j := jobs[i]; j.dir && !j.mtime.IsZero() {

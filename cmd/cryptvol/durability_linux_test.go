@@ -134,3 +134,61 @@ func TestDirectoryFlushCheckCatchesMissingSync(t *testing.T) {
 		t.Fatal("a rename of a file never flushed passed")
 	}
 }
+
+// TestPutFlushedBeforeExit: put of many files (renamed into place in
+// batches, fswrite_batch.go) exits 0 only after its last write to the
+// container is flushed, on FAT, exFAT and ext4; the flushes it issues
+// are logged (issue 31, item 4).
+func TestPutFlushedBeforeExit(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Skip("strace is not installed")
+	}
+	if out, err := exec.Command("strace", "-qq", "-e", "trace=none", "true").CombinedOutput(); err != nil {
+		t.Skipf("strace cannot trace here: %v %s", err, out)
+	}
+	dir := t.TempDir()
+	dir, _ = filepath.EvalSymlinks(dir)
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte("durable-pass\n"), 0o600)
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(filepath.Join(src, "sub"), 0o755)
+	for i := 0; i < 200; i++ {
+		p := filepath.Join(src, fmt.Sprintf("f%03d.txt", i))
+		if i%4 == 0 {
+			p = filepath.Join(src, "sub", fmt.Sprintf("f%03d.txt", i))
+		}
+		os.WriteFile(p, []byte(strings.Repeat(fmt.Sprintf("file %d ", i), 500)), 0o644)
+	}
+	for _, fsType := range []string{"fat", "exfat", "ext4"} {
+		vol := filepath.Join(dir, fsType+".hc")
+		vc := []string{"--pim", "1", "--hash", "sha512"}
+		cvIn(t, append([]string{"create", vol, "--size", "24M", "--password-file", pw, "--quick", "--non-interactive", "--filesystem", fsType, "--encryption", "aes"}, vc...)...)
+		log := filepath.Join(dir, "put.strace")
+		st := append([]string{"-f", "-y", "-qq", "-e", "trace=pwrite64,pwritev,pwritev2,write,fsync,fdatasync,exit_group", "-o", log, "cryptvol", "put", vol, "-r", src, "/", "--password-file", pw}, vc...)
+		if out, err := exec.Command("strace", st...).CombinedOutput(); err != nil {
+			t.Fatalf("put into %s: %v\n%s", fsType, err, out)
+		}
+		b, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lastWrite, lastFlush, exit, flushes := -1, -1, -1, 0
+		for i, l := range strings.Split(string(b), "\n") {
+			onVol := strings.Contains(l, "<"+vol+">") && !strings.Contains(l, "= -1")
+			switch {
+			case onVol && strings.Contains(l, "pwrite"):
+				lastWrite = i
+			case onVol && (strings.Contains(l, "fsync(") || strings.Contains(l, "fdatasync(")):
+				lastFlush = i
+				flushes++
+			case strings.Contains(l, "exit_group("):
+				exit = i
+			}
+		}
+		if lastWrite < 0 || lastFlush < lastWrite || exit < lastFlush {
+			t.Errorf("%s: put of 200 files: last write to the container at trace line %d, its last flush at %d, exit at %d: success is not after the flush", fsType, lastWrite, lastFlush, exit)
+		} else {
+			t.Logf("%s: put of 200 files: %d flushes of the container, the last after its last write, before exit", fsType, flushes)
+		}
+	}
+}

@@ -40,7 +40,13 @@ func putTree(ctx context.Context, a *app, t writeTree, srcs []string, dest strin
 	if err := checkPutTree(t, jobs, force); err != nil {
 		return err
 	}
-	if err := copyJobs(ctx, jobs, t, func(j putJob) error { return putTreeFile(ctx, t, j) }, fsError); err != nil {
+	putOne := func(j putJob) error { return putTreeFile(ctx, t, j) }
+	var publish func() error
+	if b := newPutBatch(t); b != nil {
+		putOne = func(j putJob) error { return b.put(ctx, j) }
+		publish = b.publish
+	}
+	if err := copyJobs(ctx, jobs, t, putOne, publish, fsError); err != nil {
 		return err
 	}
 	return skippedLinks(fsName(t.Type()), plan.skipped)
@@ -124,11 +130,27 @@ func putTreeFile(ctx context.Context, t writeTree, j putJob) error {
 	if j.link != "" {
 		return putTreeLink(t, j)
 	}
+	tmp, err := stageTreeFile(ctx, t, j)
+	if err != nil {
+		return err
+	}
+	if err := t.Rename(tmp, j.dest); err != nil {
+		t.Remove(tmp)
+		return fsError(fmt.Errorf("%s: %w", j.dest, err))
+	}
+	return nil
+}
+
+// stageTreeFile copies one local file in under a temporary name in the
+// destination's directory, complete with its times (and, replacing a
+// file, that file's metadata), and returns the name: renaming it onto
+// j.dest puts it in place. On failure nothing is left.
+func stageTreeFile(ctx context.Context, t writeTree, j putJob) (string, error) {
 	var in io.Reader = j.in // standard input ("-")
 	if in == nil {
 		f, err := os.Open(j.src)
 		if err != nil {
-			return err
+			return "", err
 		}
 		defer f.Close()
 		in = f
@@ -141,13 +163,17 @@ func putTreeFile(ctx context.Context, t writeTree, j putJob) error {
 	}
 	out, err := t.CreateExcl(tmp, perm)
 	if err != nil {
-		return fsError(inVolume(fmt.Errorf("%s: %w", j.dest, err)))
+		return "", fsError(inVolume(fmt.Errorf("%s: %w", j.dest, err)))
 	}
 	copyFn := copyCtx
 	if j.size >= 4<<20 {
 		copyFn = copyAhead
 	}
-	n, err := copyFn(ctx, out, in)
+	var dst io.Writer = out
+	if h, ok := t.(*hintedTree); ok {
+		dst = hintWriter{out, h}
+	}
+	n, err := copyFn(ctx, dst, in)
 	if max := t.Statfs().MaxFileSize; err == nil && j.in != nil && max > 0 && n > max {
 		// Standard input is not sized in advance: the limit is checked
 		// here.
@@ -164,17 +190,14 @@ func putTreeFile(ctx context.Context, t writeTree, j putJob) error {
 		// would if it were rewritten in place.
 		err = keepMetadata(t, j.dest, tmp)
 	}
-	if err == nil {
-		err = t.Rename(tmp, j.dest)
-	}
 	if err != nil {
 		t.Remove(tmp)
 		if errors.Is(err, context.Canceled) {
-			return err
+			return "", err
 		}
-		return fsError(fmt.Errorf("%s: %w", j.dest, err))
+		return "", fsError(fmt.Errorf("%s: %w", j.dest, err))
 	}
-	return nil
+	return tmp, nil
 }
 
 // putTreeLink makes a symbolic link under a temporary name and renames

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/cryptvol/cryptvol/filesystem"
@@ -47,7 +48,7 @@ func openFATTree(a *app, v *volume.Volume, volArg string) (writeTree, func() err
 		done()
 		return nil, nil, err
 	}
-	return fsops.New(w, "vfat", umask()), done, nil
+	return hinted(fsops.New(w, "vfat", umask()), v), done, nil
 }
 
 // sayRecovery says on stderr what the writable open's recovery of an
@@ -93,7 +94,7 @@ func openExFATTree(a *app, v *volume.Volume, volArg string) (writeTree, func() e
 		v.Close()
 		return nil, nil, err
 	}
-	return fsops.New(w, "exfat", umask()), closeWriter(w, v), nil
+	return hinted(fsops.New(w, "exfat", umask()), v), closeWriter(w, v), nil
 }
 
 // closeWriter closes w, which commits its last change and flushes the
@@ -110,4 +111,47 @@ func closeWriter(w filesystem.Writer, v *volume.Volume) func() error {
 
 func isInProcessType(fstype string) bool {
 	return strings.HasPrefix(fstype, "ext")
+}
+
+// putHintStep is how much file data put writes between two writeback
+// hints: small enough that a put of a few megabytes of small files gets
+// some, large enough that a call costs nothing beside the data.
+const putHintStep = 2 << 20
+
+// hintedTree is the tree of a filesystem whose writer gives the host no
+// writeback hints of its own (FAT, exFAT; ext4's writer does, see
+// ext4/writeback.go): put hands the container's dirty pages over to the
+// host's writeback every putHintStep bytes of file data, so that the disk
+// writes while the copy goes on rather than all in put's last flush,
+// which waits for them (issue 31, item 4). Nothing of the order of writes
+// changes: the flushes still come where they came.
+type hintedTree struct {
+	*fsops.Tree
+	v       *volume.Volume
+	pending int64
+}
+
+func hinted(t *fsops.Tree, v *volume.Volume) *hintedTree { return &hintedTree{Tree: t, v: v} }
+
+// wroteData counts n bytes of file data written and starts the writeback
+// of the data area once putHintStep bytes are pending. Its error is
+// dropped: a hint, and a failing device fails the flush after it.
+func (t *hintedTree) wroteData(n int64) {
+	t.pending += n
+	if t.pending >= putHintStep {
+		t.pending = 0
+		t.v.StartWriteback(0, t.v.Size())
+	}
+}
+
+// hintWriter counts what is written through it for a hintedTree.
+type hintWriter struct {
+	w io.Writer
+	t *hintedTree
+}
+
+func (h hintWriter) Write(p []byte) (int, error) {
+	n, err := h.w.Write(p)
+	h.t.wroteData(int64(n))
+	return n, err
 }

@@ -43,6 +43,28 @@ func (t *Tree) Remove(name string) error                   { return t.w.Remove(n
 func (t *Tree) Rename(oldpath, newpath string) error       { return t.w.Rename(oldpath, newpath) }
 func (t *Tree) Statfs() filesystem.Statfs                  { return t.space }
 
+// BatchesRenames reports whether RenameAll renames many files for the
+// flushes of one rename (filesystem.BatchRenamer: FAT, exFAT).
+func (t *Tree) BatchesRenames() bool {
+	_, ok := t.w.(filesystem.BatchRenamer)
+	return ok
+}
+
+// RenameAll renames each pair's [0] onto its [1] as Rename does, in one
+// batch where the filesystem has them, else one by one. It returns how
+// many pairs, from the first, were renamed.
+func (t *Tree) RenameAll(pairs [][2]string) (int, error) {
+	if b, ok := t.w.(filesystem.BatchRenamer); ok {
+		return b.RenameAll(pairs)
+	}
+	for i, p := range pairs {
+		if err := t.w.Rename(p[0], p[1]); err != nil {
+			return i, err
+		}
+	}
+	return len(pairs), nil
+}
+
 func (t *Tree) Chtimes(name string, atime, mtime time.Time) error {
 	return t.w.Chtimes(name, atime, mtime)
 }

@@ -235,6 +235,13 @@ func (p Paths[N, D, E, I, A]) Rename(oldpath, newpath string) error {
 	return nil
 }
 
+// RenameHeld is Rename for a caller that already holds the lock (a
+// package's RenameAll renaming, one by one, what its batch cannot take);
+// its error is not wrapped in an *os.LinkError.
+func (p Paths[N, D, E, I, A]) RenameHeld(oldpath, newpath string) error {
+	return p.rename(oldpath, newpath)
+}
+
 func (p Paths[N, D, E, I, A]) rename(oldpath, newpath string) error {
 	t := p.o
 	sp, se, dp, de, dbase, err := RenameEnds(oldpath, newpath, t.Writable, t.Resolve, t.CheckSource)
