@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math/bits"
 
 	"github.com/cryptvol/cryptvol/internal/fatcore"
@@ -13,11 +12,9 @@ import (
 // ErrCannotShrink refuses a Resize that would cut off clusters in use.
 var ErrCannotShrink = errors.New("cannot shrink the exFAT filesystem")
 
-// Device is what Resize reads and writes.
-type Device interface {
-	io.ReaderAt
-	io.WriterAt
-}
+// Device is what a resize reads and writes (a volume.Volume, an
+// *os.File); when it can Sync, each step is flushed before the next.
+type Device = fatcore.Device
 
 // Resize makes the exFAT filesystem on dev (size bytes) declare about
 // newSize bytes: fewer clusters on a shrink (only free clusters at the end
@@ -237,7 +234,7 @@ func (r *resizer) moveBitmap(m int64) (bool, error) {
 	if _, err := r.dev.WriteAt(fat, g.fatOffset+(first+2)*4); err != nil {
 		return false, err
 	}
-	if err := syncIfCan(r.dev); err != nil {
+	if err := fatcore.SyncDevice(r.dev); err != nil {
 		return false, err
 	}
 	var e [12]byte
@@ -246,7 +243,7 @@ func (r *resizer) moveBitmap(m int64) (bool, error) {
 	if _, err := r.dev.WriteAt(e[:], r.bmEntry+20); err != nil {
 		return false, err
 	}
-	return true, syncIfCan(r.dev)
+	return true, fatcore.SyncDevice(r.dev)
 }
 
 // lastUsed is the index of the last cluster marked in use, or -1.
@@ -282,7 +279,7 @@ func (r *resizer) clearPastEnd(old, n int64) error {
 	if _, err := r.dev.WriteAt(fat, g.fatOffset+(old+2)*4); err != nil {
 		return err
 	}
-	return syncIfCan(r.dev)
+	return fatcore.SyncDevice(r.dev)
 }
 
 // setBitmapLength writes the bitmap entry's DataLength.
@@ -295,7 +292,7 @@ func (r *resizer) setBitmapLength(n int64) error {
 	if _, err := r.dev.WriteAt(b[:], r.bmEntry+24); err != nil {
 		return err
 	}
-	return syncIfCan(r.dev)
+	return fatcore.SyncDevice(r.dev)
 }
 
 // writeBoot writes both boot regions for a heap of n clusters on a device
@@ -317,13 +314,13 @@ func (r *resizer) writeBoot(n, newSize int64) error {
 	if _, err := r.dev.WriteAt(b, int64(backupBootSector*ss)); err != nil {
 		return err
 	}
-	if err := syncIfCan(r.dev); err != nil {
+	if err := fatcore.SyncDevice(r.dev); err != nil {
 		return err
 	}
 	if _, err := r.dev.WriteAt(b, 0); err != nil {
 		return err
 	}
-	return syncIfCan(r.dev)
+	return fatcore.SyncDevice(r.dev)
 }
 
 func writeChainAt(dev Device, g *geometry, ch chain, p []byte, off int64) error {
@@ -331,13 +328,6 @@ func writeChainAt(dev Device, g *geometry, ch chain, p []byte, off int64) error 
 		_, err := dev.WriteAt(p, o)
 		return err
 	})
-}
-
-func syncIfCan(dev Device) error {
-	if s, ok := dev.(interface{ Sync() error }); ok {
-		return s.Sync()
-	}
-	return nil
 }
 
 func chainRun(c uint32) fatcore.Run { return fatcore.Run{First: c, Count: 1} }

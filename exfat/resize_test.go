@@ -1,12 +1,12 @@
 package exfat
 
 import (
-	"bytes"
 	"fmt"
 	"os/exec"
 	"testing"
 
 	"github.com/cryptvol/cryptvol/internal/crashsim"
+	"github.com/cryptvol/cryptvol/internal/fattest"
 )
 
 // TestResizeCrashStates grows an exFAT filesystem with files by half (its
@@ -33,17 +33,8 @@ func TestResizeCrashStates(t *testing.T) {
 			room := size * 2
 			base := newMemDev(t, room)
 			mustFormat(t, base, size, FormatOptions{ClusterSize: cluster})
-			fs := mustOpen(t, base, size)
-			files := map[string][]byte{}
-			for i := 0; i < 6; i++ {
-				name := fmt.Sprintf("/f%d.bin", i)
-				files[name] = pattern(i, int(size/40)+i*777)
-				mustWrite(t, fs, name, files[name])
-			}
-			if err := fs.Close(); err != nil {
-				t.Fatal(err)
-			}
-			grown := exploreResize(t, base, room, files, fsckErr == nil, size*3/2)
+			files := fattest.ResizeFiles(t, mustOpen(t, base, size), size)
+			grown := exploreResize(t, base, files, fsckErr == nil, size*3/2)
 			if grown != size*3/2 {
 				t.Fatalf("grew to %d bytes, want %d", grown, size*3/2)
 			}
@@ -55,105 +46,38 @@ func TestResizeCrashStates(t *testing.T) {
 			if _, err := Resize(base, room, least-int64(cluster)); err == nil {
 				t.Fatal("a shrink below the last file was not refused")
 			}
-			shrunk := exploreResize(t, base, room, files, fsckErr == nil, least)
+			shrunk := exploreResize(t, base, files, fsckErr == nil, least)
 			if shrunk > least {
 				t.Fatalf("shrank to %d bytes, want at most %d", shrunk, least)
 			}
-			regrown := exploreResize(t, base, room, files, fsckErr == nil, shrunk*11/10)
+			regrown := exploreResize(t, base, files, fsckErr == nil, shrunk*11/10)
 			t.Logf("cluster %d: %d → %d → %d → %d bytes", cluster, size, grown, shrunk, regrown)
 		})
 	}
 }
 
-type resizeSyncDev struct{ *memDev }
-
-func (d resizeSyncDev) Size() int64 { return int64(len(d.Data)) }
-func (d resizeSyncDev) Sync() error { return nil }
-
-func heapEnd(fs *FS) int64 { return fs.g.heapOffset + int64(fs.g.clusterCount)<<fs.g.clusterShift }
-
-// exploreResize runs Resize to newSize on a copy of base through a
-// crashsim recorder, judges every crash state, applies the whole run to
-// base and returns the size it made.
-func exploreResize(t *testing.T, base *memDev, size int64, files map[string][]byte, fsck bool, newSize int64) int64 {
+// exploreResize explores the crash states of Resize to newSize on a copy
+// of base (fattest.ExploreResize): a heap that grows or shrinks by more
+// than one cluster of bitmap bits does it in steps, each a size between.
+func exploreResize(t *testing.T, base *memDev, files map[string][]byte, fsck bool, newSize int64) int64 {
 	t.Helper()
-	before, err := OpenWithOptions(base, size, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldEnd := heapEnd(before)
-	before.Close()
-	work := newMemDev(t, size)
-	copy(work.Data, base.Data)
-	rec := crashsim.NewRecorder(resizeSyncDev{work})
-	got, err := Resize(rec, size, newSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops := rec.Ops()
-	var writes []crashsim.Op
-	for _, o := range ops {
-		if !o.Flush {
-			writes = append(writes, o)
-		}
-	}
-	states := crashsim.States(ops, crashsim.Options{Subsets: 20, Torn: 4, Seed: 1})
-	for k := 0; k < len(writes); k++ {
-		states = append(states, crashsim.State{Name: fmt.Sprintf("killed before write %d of %d", k+1, len(writes)), Writes: writes[:k]})
-	}
-	failed := 0
-	for _, s := range states {
-		m := newMemDev(t, size)
-		copy(m.Data, base.Data)
-		if err := s.Apply(m); err != nil {
-			t.Fatal(err)
-		}
-		fsys, err := OpenWithOptions(m, size, Options{ReadOnly: true})
-		if err == nil {
-			if n := heapEnd(fsys); n < min(oldEnd, got) || n > max(oldEnd, got) {
-				// A grow or shrink of more than one cluster of bitmap
-				// bits is done in steps, each a size between.
-				err = fmt.Errorf("the heap ends at %d, outside the old %d to the new %d", n, oldEnd, got)
-			} else {
-				err = sameFiles(fsys, files)
+	r := fattest.ResizeRun[*FS]{
+		Base: base, Files: files, Steps: true,
+		Open:   func(m *memDev) (*FS, error) { return OpenWithOptions(m, int64(len(m.Data)), Options{ReadOnly: true}) },
+		Extent: heapEnd,
+		Resize: func(d crashsim.Device) (int64, error) { return Resize(d, int64(len(base.Data)), newSize) },
+		Clean: func(f *FS) error {
+			rep, err := f.Check(false)
+			if err == nil && rep.Errors() {
+				err = fmt.Errorf("our check:\n%v", rep)
 			}
-			fsys.Close()
-		}
-		if err != nil {
-			if failed++; failed <= 5 {
-				t.Errorf("%s: %v", s.Name, err)
-			}
-		}
-	}
-	copy(base.Data, work.Data)
-	fsys, err := OpenWithOptions(base, size, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := fsys.Check(false)
-	if err == nil && !rep.Errors() {
-		err = sameFiles(fsys, files)
-	}
-	fsys.Close()
-	if err != nil || rep.Errors() {
-		t.Fatalf("the result: %v\n%v", err, rep)
+			return err
+		},
 	}
 	if fsck {
-		fsckClean(t, saveImage(t, base))
+		r.Fsck = func(t *testing.T, m *memDev) { fsckClean(t, saveImage(t, m)) }
 	}
-	t.Logf("%d → %d bytes: %d writes, %d crash states, %d failed", oldEnd, got, len(writes), len(states), failed)
-	return got
+	return fattest.ExploreResize(t, r)
 }
 
-func sameFiles(fs *FS, files map[string][]byte) error {
-	for name, want := range files {
-		got, err := fs.ReadFile(name)
-		if err != nil {
-			return fmt.Errorf("%s: %v", name, err)
-		}
-		if !bytes.Equal(got, want) {
-			return fmt.Errorf("%s changed", name)
-		}
-	}
-	return nil
-}
+func heapEnd(fs *FS) int64 { return fs.g.heapOffset + int64(fs.g.clusterCount)<<fs.g.clusterShift }

@@ -13,4 +13,8 @@ var newMemDev, newSparseDev, runTool, pattern, mustWrite, mustRead = fattest.New
 // missing) and fsckClean (fsck.fat -n must exit 0).
 var image, saveImage, needTools, fsckClean = kit.Image, kit.SaveImage, kit.NeedTools, kit.FsckClean
 
+// sameFiles reports the first file of a map of path to content that a
+// filesystem does not hold as it is.
+var sameFiles = fattest.SameFiles
+
 var mustFormat, mustOpen = fattest.MustFormat(Format), fattest.MustOpen(Open)

@@ -1,7 +1,6 @@
 package fat
 
 import (
-	"bytes"
 	"fmt"
 	"os/exec"
 	"testing"
@@ -68,12 +67,7 @@ func TestKilledWhileADirectoryGrows(t *testing.T) {
 				t.Fatal(err)
 			}
 			ops := rec.Ops()
-			var writes []crashsim.Op
-			for _, o := range ops {
-				if !o.Flush {
-					writes = append(writes, o)
-				}
-			}
+			kills := crashsim.KillStates(ops)
 			failed := 0
 			fail := func(s crashsim.State, err error) {
 				failed++
@@ -81,8 +75,7 @@ func TestKilledWhileADirectoryGrows(t *testing.T) {
 					t.Errorf("%s: %v", s.Name, err)
 				}
 			}
-			for k := 0; k <= len(writes); k++ {
-				s := crashsim.State{Name: fmt.Sprintf("killed before write %d of %d", k+1, len(writes)), Writes: writes[:k]}
+			for _, s := range kills {
 				if err := judgeKillState(t, base.Data, s, before, fsckErr == nil); err != nil {
 					fail(s, err)
 				}
@@ -97,7 +90,7 @@ func TestKilledWhileADirectoryGrows(t *testing.T) {
 					fail(s, err)
 				}
 			}
-			t.Logf("%d writes, %d kill states, %d power-cut states, %d failed", len(writes), len(writes)+1, len(cuts), failed)
+			t.Logf("%d writes, %d kill states, %d power-cut states, %d failed", crashsim.Writes(ops), len(kills), len(cuts), failed)
 		})
 	}
 }
@@ -127,19 +120,6 @@ func judgeCutState(t *testing.T, base []byte, s crashsim.State, before map[strin
 		return fmt.Errorf("errors left after the repair:\n%s", rep)
 	}
 	return sameFiles(fs, before)
-}
-
-func sameFiles(fs *FS, before map[string][]byte) error {
-	for name, want := range before {
-		got, err := fs.ReadFile(name)
-		if err != nil {
-			return fmt.Errorf("a file there before is lost: %v", err)
-		}
-		if !bytes.Equal(got, want) {
-			return fmt.Errorf("%s changed", name)
-		}
-	}
-	return nil
 }
 
 // judgeKillState recovers state s of base at a writable open and checks

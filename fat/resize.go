@@ -3,6 +3,8 @@ package fat
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // Grow raises the size the FAT filesystem on dev declares towards
@@ -73,7 +75,9 @@ func Grow(dev Device, newSize int64) (int64, error) {
 	if err := freeFATEntries(dev, g, uint32(g.clusterCount)+2, uint32(clusters)+2); err != nil {
 		return 0, err
 	}
-	syncIfCan(dev)
+	if err := fatcore.SyncDevice(dev); err != nil {
+		return 0, err
+	}
 	newTotal := g.dataOffset/bps + clusters*int64(g.sectorsPerCluster)
 	if g.typ == FAT32 && g.backupBoot > 0 && g.backupBoot < g.reservedSectors {
 		b := make([]byte, bps)
@@ -85,7 +89,9 @@ func Grow(dev Device, newSize int64) (int64, error) {
 			if _, err := dev.WriteAt(b, int64(g.backupBoot)*bps); err != nil {
 				return 0, err
 			}
-			syncIfCan(dev)
+			if err := fatcore.SyncDevice(dev); err != nil {
+				return 0, err
+			}
 		}
 	}
 	boot := make([]byte, bps)
@@ -99,7 +105,9 @@ func Grow(dev Device, newSize int64) (int64, error) {
 	if _, err := dev.WriteAt(boot, 0); err != nil {
 		return 0, err
 	}
-	syncIfCan(dev)
+	if err := fatcore.SyncDevice(dev); err != nil {
+		return 0, err
+	}
 	if g.typ == FAT32 && g.fsInfoSector > 0 {
 		b := make([]byte, bps)
 		off := int64(g.fsInfoSector) * bps
@@ -210,14 +218,6 @@ func clearEntry(b []byte, t Type, c, base int64) bool {
 	v := binary.LittleEndian.Uint32(b[i:])
 	binary.LittleEndian.PutUint32(b[i:], v&0xF0000000)
 	return v&0x0FFFFFFF != 0
-}
-
-// syncIfCan makes what was written durable before the next step when dev
-// can (a volume.Volume, an *os.File).
-func syncIfCan(dev Device) {
-	if s, ok := dev.(interface{ Sync() error }); ok {
-		s.Sync()
-	}
 }
 
 // setOneFAT makes boot sector b describe g's single merged FAT.

@@ -4,18 +4,17 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
+
+	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
 
 // ErrCannotShrink refuses a Shrink that would lose data or change the
 // filesystem's type.
 var ErrCannotShrink = errors.New("cannot shrink the FAT filesystem")
 
-// Device is what Shrink writes to.
-type Device interface {
-	io.ReaderAt
-	io.WriterAt
-}
+// Device is what a resize reads and writes (a volume.Volume, an
+// *os.File); when it can Sync, each step is flushed before the next.
+type Device = fatcore.Device
 
 // Shrink lowers the size the FAT filesystem on dev (a device of size
 // bytes) declares to at most newSize bytes, as far as whole clusters

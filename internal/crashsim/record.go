@@ -7,6 +7,7 @@
 package crashsim
 
 import (
+	"fmt"
 	"io"
 	"sync"
 )
@@ -95,4 +96,22 @@ func Writes(ops []Op) int {
 		}
 	}
 	return n
+}
+
+// KillStates are the states a kill -9 of the recording process leaves:
+// the page cache keeps every write made before the kill, in order, and
+// nothing after it, whatever the flushes. State k holds the first k
+// writes, for k from 0 to all of them.
+func KillStates(ops []Op) []State {
+	var writes []Op
+	for _, o := range ops {
+		if !o.Flush {
+			writes = append(writes, o)
+		}
+	}
+	states := make([]State, 0, len(writes)+1)
+	for k := 0; k <= len(writes); k++ {
+		states = append(states, State{Name: fmt.Sprintf("killed before write %d of %d", k+1, len(writes)), Writes: writes[:k]})
+	}
+	return states
 }

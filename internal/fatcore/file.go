@@ -255,6 +255,13 @@ func (f *File[N, D]) Sync() error {
 	return PathErr("sync", f.name, SyncDevice(w))
 }
 
+// Device is a device a filesystem is read from and written to in place
+// (a resize's).
+type Device interface {
+	io.ReaderAt
+	io.WriterAt
+}
+
 // SyncDevice syncs w when it can be synced (an *os.File, say), so that
 // what was written before is on stable storage before what comes next: a
 // device without a Sync method has nothing to flush.
