@@ -315,25 +315,11 @@ func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) boo
 		return fmt.Errorf("opening the outer volume: %w", err)
 	}
 	oi := ov.Info()
-	usedEnd := oi.DataOffset
-	// The filesystems whose used space cryptvol can see are those it
-	// places a hidden volume behind.
-	seen := false
-	if outerFS, err := filesystem.Open(ov, ov.Size(), filesystem.Options{}); err == nil {
-		if ue, ok := outerFS.(filesystem.UsedEnder); ok {
-			usedEnd, seen = oi.DataOffset+ue.UsedEnd(), true
-		}
-		outerFS.Close()
-	}
-	if !seen && !f.force {
-		what := "no filesystem cryptvol recognises"
-		if r, perr := fsprobe.Probe(ov); perr == nil {
-			what = "a filesystem of type " + r.Type
-		}
-		ov.Close()
-		return withCode(exitDestroy, fmt.Errorf("the outer volume holds %s: a hidden volume needs a FAT outer volume, whose used space cryptvol can see (the hidden volume must not overlap it); use --force to place it at the end of the outer volume anyway, at the risk of overwriting outer files there", what))
-	}
+	usedEnd, err := outerFreeTail(ov, dev.Size(), size, f.force)
 	ov.Close()
+	if err != nil {
+		return err
+	}
 	if oi.Format == "truecrypt" {
 		opts.TrueCrypt = true
 	}
@@ -350,6 +336,47 @@ func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) boo
 	fmt.Fprintf(a.stdout, "Created hidden volume in %s: %s, %s, %s. Open the outer volume with --protect-hidden until you stop writing to it.\n",
 		path, humanSize(cr.Unlocked.Info.DataSize), cr.Unlocked.Info.Encryption, cr.Unlocked.Info.Hash)
 	return nil
+}
+
+// outerFreeTail returns where the outer volume's filesystem stops using
+// space for good (an offset in the container): the free run at its end,
+// read from the filesystem's own allocation map (FAT's table, exFAT's
+// bitmap, NTFS's $Bitmap, ext4's block bitmaps), must hold the whole
+// hidden volume of hiddenSize bytes. With force, an outer filesystem
+// cryptvol cannot read is passed over (the hidden volume then goes at the
+// end, at the risk of the outer files there).
+func outerFreeTail(ov *volume.Volume, devSize, hiddenSize int64, force bool) (int64, error) {
+	oi := ov.Info()
+	what := "no filesystem cryptvol recognises"
+	if r, err := fsprobe.Probe(ov); err == nil {
+		what = "a filesystem of type " + r.Type
+	}
+	outerFS, err := filesystem.Open(ov, ov.Size(), filesystem.Options{})
+	var start, end int64
+	if err == nil {
+		start, end, err = filesystem.FreeTail(outerFS, ov.Size())
+		outerFS.Close()
+	}
+	if err != nil {
+		if force {
+			return oi.DataOffset, nil
+		}
+		return 0, withCode(exitDestroy, fmt.Errorf("the outer volume holds %s, whose free space cryptvol cannot find (%v): a hidden volume goes into FAT, exFAT, NTFS or ext4, behind their last used block (the hidden volume must not overlap it); use --force to place it at the end of the outer volume anyway, at the risk of overwriting outer files there", what, err))
+	}
+	hStart, hEnd := tcrypt.HiddenSpan(devSize, hiddenSize)
+	if hStart < oi.DataOffset+start || hEnd > oi.DataOffset+end {
+		room := max(hEnd-(oi.DataOffset+start), 0) // the largest hidden volume that fits
+		if hEnd > oi.DataOffset+end {
+			room = 0
+		}
+		hint := ""
+		if strings.Contains(what, "ntfs") {
+			hint = " (NTFS keeps $MFTMirr and $LogFile in the middle of the volume: a hidden volume fits in about half of it at most)"
+		}
+		return 0, withCode(exitDestroy, fmt.Errorf("%w: it needs %d bytes, and at most %d fit behind the last used block of the outer volume's %s%s",
+			tcrypt.ErrNoRoom, hiddenSize, room/512*512, strings.TrimPrefix(what, "a filesystem of type "), hint))
+	}
+	return oi.DataOffset + start, nil
 }
 
 // createLUKSFile creates a LUKS1 or LUKS2 container (cryptsetup luksFormat
