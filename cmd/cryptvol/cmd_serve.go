@@ -105,6 +105,7 @@ func runServe(ctx context.Context, a *app, args []string) error {
 	c := commands["serve"]
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
+	cf.addProtectFlags(fl)
 	useWebDAV := fl.Bool("webdav", false, "serve over WebDAV")
 	useNFS := fl.Bool("nfs", false, "serve over NFSv3 (the export path is the only secret)")
 	var cfg webdav.Config
@@ -179,11 +180,16 @@ func runServe(ctx context.Context, a *app, args []string) error {
 		serveErr = srv.shutdown(sctx)
 		cancel()
 	}
-	if err := fsys.Close(); serveErr == nil {
+	if err := fsys.Close(); serveErr == nil && !v.ProtectionTriggered() {
 		serveErr = err
 	}
 	if err := v.Close(); serveErr == nil {
 		serveErr = err
+	}
+	if v.ProtectionTriggered() {
+		// Each refused request failed then (403 / NFS3ERR_PERM); what the
+		// filesystem still had to write on closing was refused too.
+		a.warnf("hidden volume protection triggered: a write that would have landed in the hidden volume was refused, and every write after it; the hidden volume is intact, the outer filesystem may need a check")
 	}
 	if serveErr != nil {
 		return withCode(exitIO, serveErr)
