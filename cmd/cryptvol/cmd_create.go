@@ -34,10 +34,18 @@ mkfs.fat, mkfs.exfat and mkfs.ext4 make for the size); NTFS is made by
 mkntfs (ntfs-3g) when installed.
 
 With --hidden (or --volume-type=hidden), VOLUME must be an existing
-VeraCrypt/TrueCrypt volume holding a FAT filesystem: a hidden volume of
-SIZE is placed in the free space at the end of it (any --filesystem may go
-inside the hidden volume itself). The outer volume's credentials are
-given with --outer-password-file, --outer-keyfile and --outer-pim.
+VeraCrypt/TrueCrypt volume holding a FAT, exFAT, NTFS or ext4 filesystem:
+a hidden volume of SIZE is placed in the free space at the end of it, as
+that filesystem's own allocation map shows it (FAT's table, exFAT's
+allocation bitmap, NTFS's $Bitmap, ext4's block bitmaps), and refused,
+saying how much fits, when it is larger. Any --filesystem may go inside
+the hidden volume itself. NTFS keeps metadata in the middle of the volume
+and ext4 copies of its superblock in some block groups, so less of them is
+free at the end than FAT or exFAT. The outer volume's credentials are
+given with --outer-password-file, --outer-keyfile and --outer-pim. Then
+write to the outer volume only with --protect-hidden (put, mount, serve,
+...): a write that would land in the hidden volume is refused (EPERM in a
+mount), and every write after it, until the outer volume is closed.
 
 With --type luks2 (or luks1), cryptsetup luksFormat's options apply:
 --cipher, --key-size, --pbkdf, --sector-size, --keyslot-cipher, ... . On a

@@ -26,13 +26,17 @@ func init() {
 		usage: `Usage: cryptvol serve VOLUME --webdav [--listen 127.0.0.1:0] [--read-only] [--json]
                       [--tls-cert FILE --tls-key FILE] [credentials]
        cryptvol serve VOLUME --nfs [--listen 127.0.0.1:0] [--read-only] [--json] [credentials]
+       ... [--protect-hidden --hidden-password-file FILE]
 
 Serves the files inside the volume over WebDAV (class 1 and 2: locking)
 or NFSv3 until Ctrl-C, SIGTERM or 'cryptvol unmount VOLUME' ('cryptvol
 list' shows the server, its URL as the mount point), holding the volume's
 lock like 'mount' (a second writer is refused with exit 5). FAT, exFAT and
 ext2/3/4 are served read-write (ext4 through its journal); NTFS is
-read-only in process, so it is served read-only.
+read-only in process, so it is served read-only. With --protect-hidden
+(and the hidden volume's credentials), a request that would write into
+the hidden volume inside the outer one is refused (WebDAV 405/404, NFS
+NFS3ERR_PERM), and so is every write after it until the server stops.
 
 WebDAV: when ready it prints the URL, a user and a password made for this
 serve (128 random bits), and how to connect; with --json, one line on
