@@ -47,38 +47,49 @@ func TestFreeTailExt4AgainstDumpe2fs(t *testing.T) {
 }
 
 // dumpe2fsTail is the byte offset where the free blocks at the end of the
-// filesystem begin, as dumpe2fs lists them (the end of the filesystem
-// when its last block is in use).
+// filesystem begin, as dumpe2fs lists them group by group (merged across
+// groups wholly free); the end of the filesystem when its last block is
+// in use.
 func dumpe2fsTail(t *testing.T, img string) int64 {
 	t.Helper()
 	out := run(t, "dumpe2fs", img)
-	num := func(key string) int64 {
-		m := regexp.MustCompile(`(?m)^` + key + `:\s+(\d+)`).FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("dumpe2fs: no %q", key)
-		}
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		return n
-	}
-	bs, count := num("Block size"), num("Block count")
-	groups := strings.Split(out, "\nGroup ")
-	last := groups[len(groups)-1]
-	m := regexp.MustCompile(`(?m)^\s+Free blocks: (.*)$`).FindStringSubmatch(last)
+	m := regexp.MustCompile(`(?m)^Block size:\s+(\d+)`).FindStringSubmatch(out)
 	if m == nil {
-		t.Fatal("dumpe2fs: the last group lists no free blocks")
+		t.Fatal("dumpe2fs: no block size")
 	}
-	ranges := strings.Split(m[1], ", ")
-	r := strings.TrimSpace(ranges[len(ranges)-1])
-	lo, hi, ok := strings.Cut(r, "-")
-	if !ok {
-		hi = lo
+	bs, _ := strconv.ParseInt(m[1], 10, 64)
+	groupRe := regexp.MustCompile(`^\d+: \(Blocks (\d+)-(\d+)\)`)
+	freeRe := regexp.MustCompile(`(?m)^\s+Free blocks: (.*)$`)
+	groups := strings.Split(out, "\nGroup ")[1:]
+	tail := int64(-1) // first block of the free run at the end
+	for g := len(groups) - 1; g >= 0; g-- {
+		gm := groupRe.FindStringSubmatch(groups[g])
+		fm := freeRe.FindStringSubmatch(groups[g])
+		if gm == nil || fm == nil {
+			t.Fatalf("dumpe2fs: group %d unreadable", g)
+		}
+		first, _ := strconv.ParseInt(gm[1], 10, 64)
+		last, _ := strconv.ParseInt(gm[2], 10, 64)
+		if tail < 0 {
+			tail = last + 1
+		}
+		ranges := strings.Split(strings.TrimSpace(fm[1]), ", ")
+		r := ranges[len(ranges)-1]
+		lo, hi, ok := strings.Cut(r, "-")
+		if !ok {
+			hi = lo
+		}
+		l, lerr := strconv.ParseInt(lo, 10, 64)
+		h, herr := strconv.ParseInt(hi, 10, 64)
+		if lerr != nil || herr != nil || h != last {
+			break // this group's last block is in use
+		}
+		tail = l
+		if l != first {
+			break // used blocks earlier in this group
+		}
 	}
-	l, _ := strconv.ParseInt(lo, 10, 64)
-	h, _ := strconv.ParseInt(hi, 10, 64)
-	if r == "" || h != count-1 {
-		return count * bs
-	}
-	return l * bs
+	return tail * bs
 }
 
 // TestFreeTailNTFSAgainstNtfscluster: in NTFS images made by mkntfs, no
