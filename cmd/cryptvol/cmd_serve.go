@@ -191,8 +191,12 @@ func runServe(ctx context.Context, a *app, args []string) error {
 		serveErr = err
 	}
 	if v.ProtectionTriggered() {
-		// Each refused request failed then (403 / NFS3ERR_PERM); what the
-		// filesystem still had to write on closing was refused too.
+		// Each refused request failed then (WebDAV 405/404, NFS3ERR_PERM or
+		// NFS3ERR_ACCES); what the filesystem still had to write on
+		// closing (the NFS server syncs it) was refused too.
+		if errors.Is(serveErr, volume.ErrProtected) {
+			serveErr = nil
+		}
 		a.warnf("hidden volume protection triggered: a write that would have landed in the hidden volume was refused, and every write after it; the hidden volume is intact, the outer filesystem may need a check")
 	}
 	if serveErr != nil {

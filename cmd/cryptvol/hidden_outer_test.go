@@ -6,15 +6,19 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cryptvol/cryptvol/internal/oracle"
+	"github.com/cryptvol/cryptvol/mount"
 	"github.com/cryptvol/cryptvol/volume/tcrypt"
 )
 
@@ -137,11 +141,19 @@ func TestHiddenInOuterFilesystems(t *testing.T) {
 			if got := c.exportHidden(t); got != c.hiddenSum {
 				t.Fatal("the hidden volume changed under put with --protect-hidden")
 			}
-			if tc.fsType != "ntfs" {
+			if tc.fsType != "ntfs" { // served read-only
 				c.fillWithWebDAV(t)
 				if got := c.exportHidden(t); got != c.hiddenSum {
 					t.Fatal("the hidden volume changed under WebDAV with --protect-hidden")
 				}
+				c.fillWithNFS(t)
+				if got := c.exportHidden(t); got != c.hiddenSum {
+					t.Fatal("the hidden volume changed under NFS with --protect-hidden")
+				}
+			}
+			c.fillWithMount(t)
+			if got := c.exportHidden(t); got != c.hiddenSum {
+				t.Fatal("the hidden volume changed under a FUSE mount with --protect-hidden")
 			}
 			checkFiles(t, c.env, c.dir, c.vol, c.hidden, c.hiddenSums)
 			// What the refused writes left of the outer filesystem (TrueCrypt
@@ -312,4 +324,95 @@ func (c *hiddenCase) freeBytes(t *testing.T) int64 {
 		t.Fatalf("df --json: %v\n%s", err, out)
 	}
 	return df.Avail
+}
+
+// bigFile writes a file of n random bytes (seed) and returns its path.
+func (c *hiddenCase) bigFile(t *testing.T, name string, n int64, seed int64) string {
+	t.Helper()
+	p := filepath.Join(c.dir, name)
+	b := make([]byte, n)
+	rand.New(rand.NewSource(seed)).Read(b)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fillWithNFS serves the outer volume over NFSv3 with --protect-hidden
+// and copies in, with libnfs's nfs-cp, a file as large as the free space
+// and then a small one: both must fail.
+func (c *hiddenCase) fillWithNFS(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"nfs-cp"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Logf("NFS writes not tried: %s is not installed (Debian package libnfs-utils)", tool)
+			return
+		}
+	}
+	free := c.freeBytes(t) - (512 << 10)
+	big := c.bigFile(t, "nfsbig", free, 5)
+	small := c.bigFile(t, "nfssmall", 100, 6)
+	s := startServeNFS(t, c.env, c.vol, c.protect...)
+	bigOut, bigErr := libnfs(t, "nfs-cp", big, s.fileURL("/nfsbig.bin"))
+	if bigErr == nil {
+		t.Errorf("nfs-cp of %d bytes into the outer volume with --protect-hidden succeeded:\n%s", free, bigOut)
+	}
+	smallOut, smallErr := libnfs(t, "nfs-cp", small, s.fileURL("/nfssmall.bin"))
+	if smallErr == nil {
+		t.Errorf("nfs-cp of a small file after the protection triggered succeeded (want read-only):\n%s", smallOut)
+	}
+	cryptvolCmd(t, c.env, "unmount", c.vol)
+	if err := s.cmd.Wait(); err != nil {
+		t.Errorf("serve --nfs after the protection triggered: %v", err)
+	}
+	t.Logf("NFS: nfs-cp of %d bytes failed (%s), a small one after it too (%s)", free, lastLine(bigOut), lastLine(smallOut))
+}
+
+// fillWithMount mounts the outer volume with --protect-hidden (FUSE: FAT
+// and exFAT in process, ext4 and NTFS through fuse2fs / ntfs-3g on the raw
+// file) and writes, each file fsynced, one as large as the free space and
+// then a small one: the first fails with EPERM, the second fails too (the
+// outer is read-only until unmounted).
+func (c *hiddenCase) fillWithMount(t *testing.T) {
+	t.Helper()
+	if err := mount.Available(); err != nil {
+		t.Logf("FUSE mount not tried: %v", err)
+		return
+	}
+	free := c.freeBytes(t) - (512 << 10)
+	mnt := filepath.Join(c.dir, "mnt")
+	os.Mkdir(mnt, 0o755)
+	cvOK(t, c.env, append([]string{"mount", c.vol, mnt}, c.protect...)...)
+	t.Cleanup(func() { cleanupMounts(t, c.dir, filepath.Join(c.dir, "run")) })
+	write := func(name string, n int64, seed int64) error {
+		f, err := os.Create(filepath.Join(mnt, name))
+		if err != nil {
+			return err
+		}
+		b := make([]byte, 1<<20)
+		rng := rand.New(rand.NewSource(seed))
+		for done := int64(0); done < n && err == nil; done += int64(len(b)) {
+			rng.Read(b)
+			_, err = f.Write(b[:min(int64(len(b)), n-done)])
+		}
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	bigErr := write("mountbig.bin", free, 7)
+	if !errors.Is(bigErr, syscall.EPERM) {
+		t.Errorf("writing %d bytes into the mounted outer volume with --protect-hidden: %v; want EPERM", free, bigErr)
+	}
+	smallErr := write("mountsmall.bin", 100, 8)
+	if smallErr == nil {
+		t.Error("writing a small file after the protection triggered succeeded (want read-only until unmounted)")
+	}
+	if r := cvRun(c.env, 2*time.Minute, "unmount", c.vol); r.code != 0 {
+		t.Errorf("unmount after the protection triggered: %v", r)
+	}
+	t.Logf("mount: writing %d bytes: %v; a small file after it: %v", free, bigErr, smallErr)
 }
