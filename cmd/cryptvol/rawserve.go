@@ -337,9 +337,16 @@ func serveRaw(ctx context.Context, secret []byte, d *mount.Daemon) error {
 		return withCode(exitIO, ended)
 	}
 	if v.ProtectionTriggered() {
+		what := fmt.Sprintf("a write of %s was refused, and every write after it (the hidden volume is intact; the outer filesystem may need a check)", drv.Name())
+		if s.MountPoint != "" {
+			// A mount's programs got their EPERM; its end is no error,
+			// as VeraCrypt's dismount is not.
+			fmt.Fprintf(d, "cryptvol: warning: hidden volume protection triggered: %s\n", what)
+			return nil
+		}
 		// The command saw only EPERM from the driver: this tells it why
 		// (exit 5, as an in-process writer's refusal).
-		return fmt.Errorf("%w: a write of %s was refused, and every write after it (the hidden volume is intact; the outer filesystem may need a check)", volume.ErrProtected, drv.Name())
+		return fmt.Errorf("%w: %s", volume.ErrProtected, what)
 	}
 	return nil
 }
