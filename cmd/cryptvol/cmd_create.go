@@ -43,9 +43,10 @@ the hidden volume itself. NTFS keeps metadata in the middle of the volume
 and ext4 copies of its superblock in some block groups, so less of them is
 free at the end than FAT or exFAT. The outer volume's credentials are
 given with --outer-password-file, --outer-keyfile and --outer-pim. Then
-write to the outer volume only with --protect-hidden (put, mount, serve,
-...): a write that would land in the hidden volume is refused (EPERM in a
-mount), and every write after it, until the outer volume is closed.
+write to the outer volume only with the hidden volume protected (put,
+mount and serve take the hidden volume's password for that): a write that
+would land in the hidden volume is refused (EPERM in a mount), and every
+write after it, until the outer volume is closed.
 
 With --type luks2 (or luks1), cryptsetup luksFormat's options apply:
 --cipher, --key-size, --pbkdf, --sector-size, --keyslot-cipher, ... . On a
