@@ -370,7 +370,11 @@ func outerFreeTail(ov *volume.Volume, devSize, hiddenSize int64, force bool) (in
 		if force {
 			return oi.DataOffset, nil
 		}
-		return 0, withCode(exitDestroy, fmt.Errorf("the outer volume holds %s, whose free space cryptvol cannot find (%v): a hidden volume goes into FAT, exFAT, NTFS or ext4, behind their last used block (the hidden volume must not overlap it); use --force to place it at the end of the outer volume anyway, at the risk of overwriting outer files there", what, err))
+		why := what
+		if !errors.Is(err, filesystem.ErrUnknown) {
+			why += fmt.Sprintf(", whose free space cryptvol cannot find (%v)", err)
+		}
+		return 0, withCode(exitDestroy, fmt.Errorf("the outer volume holds %s: a hidden volume goes into FAT, exFAT, NTFS or ext4, behind their last used block (the hidden volume must not overlap it); use --force to place it at the end of the outer volume anyway, at the risk of overwriting outer files there", why))
 	}
 	hStart, hEnd := tcrypt.HiddenSpan(devSize, hiddenSize)
 	if hStart < oi.DataOffset+start || hEnd > oi.DataOffset+end {
