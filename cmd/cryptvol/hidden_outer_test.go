@@ -127,8 +127,8 @@ func (c *hiddenCase) hiddenStart() int64 {
 //     too;
 //   - a FUSE mount with --protect-hidden (FAT and exFAT in process, NTFS
 //     through ntfs-3g and ext4 through fuse2fs on the raw file) fails the
-//     write into the hidden volume (EPERM; fuse2fs says ERANGE) and a
-//     small write after it, and unmounts cleanly;
+//     write into the hidden volume (EPERM; ntfs-3g may say EIO, fuse2fs
+//     says ERANGE) and a small write after it, and unmounts cleanly;
 //   - after all of it the hidden volume's export has the same sha256 and
 //     its file reads back.
 func TestHiddenInOuterFilesystems(t *testing.T) {
@@ -373,8 +373,9 @@ func (c *hiddenCase) fillWithNFS(t *testing.T) {
 // fillWithMount mounts the outer volume with --protect-hidden (FUSE: FAT
 // and exFAT in process, ext4 and NTFS through fuse2fs / ntfs-3g on the raw
 // file) and writes, each file fsynced, one as large as the free space and
-// then a small one: the first fails with EPERM (ext4: an error), the
-// second fails too (the outer is read-only until unmounted).
+// then a small one: the first fails (EPERM in process; see below for the
+// drivers), the second fails too (the outer is read-only until
+// unmounted).
 func (c *hiddenCase) fillWithMount(t *testing.T) {
 	t.Helper()
 	if err := mount.Available(); err != nil {
@@ -405,10 +406,22 @@ func (c *hiddenCase) fillWithMount(t *testing.T) {
 		return err
 	}
 	bigErr := write("mountbig.bin", free, 7)
-	// fuse2fs turns the raw file's EPERM into an error of libext2fs's
-	// own, which reaches the program as ERANGE: refused all the same.
-	if wantPerm := c.fsType != "ext4"; wantPerm && !errors.Is(bigErr, syscall.EPERM) || bigErr == nil {
-		t.Errorf("writing %d bytes into the mounted outer volume with --protect-hidden: %v; want EPERM", free, bigErr)
+	// The in-process FAT and exFAT pass EPERM on. The drivers choose:
+	// ntfs-3g passes it on for a data write and says EIO when the refused
+	// write was its own metadata (2 of about 15 runs here); fuse2fs turns
+	// it into an error of libext2fs's own, which reaches the program as
+	// ERANGE. Refused all the same, which is what counts here.
+	switch {
+	case bigErr == nil:
+		t.Errorf("writing %d bytes into the mounted outer volume with --protect-hidden succeeded", free)
+	case c.fsType == "fat" || c.fsType == "exfat":
+		if !errors.Is(bigErr, syscall.EPERM) {
+			t.Errorf("writing %d bytes into the mounted outer volume with --protect-hidden: %v; want EPERM", free, bigErr)
+		}
+	case c.fsType == "ntfs":
+		if !errors.Is(bigErr, syscall.EPERM) && !errors.Is(bigErr, syscall.EIO) {
+			t.Errorf("writing %d bytes into the mounted outer volume with --protect-hidden: %v; want EPERM (or ntfs-3g's EIO)", free, bigErr)
+		}
 	}
 	smallErr := write("mountsmall.bin", 100, 8)
 	if smallErr == nil {
