@@ -40,6 +40,7 @@ type FS struct {
 	recordSize    int64
 	indexSize     int64 // default index block size (each index root says its own)
 	totalClusters int64
+	backupBoot    int64 // byte offset of the backup boot sector (past the counted sectors)
 	serial        uint64
 
 	mft   *stream // $MFT's unnamed $DATA
@@ -99,6 +100,7 @@ func Open(dev io.ReaderAt, size int64) (*FS, error) {
 		return nil, fmt.Errorf("%w: %d sectors on a %d-byte device", ErrCorrupt, totalSectors, size)
 	}
 	f.totalClusters = int64(totalSectors) / spc
+	f.backupBoot = int64(totalSectors) * f.sectorSize
 	f.serial = le.Uint64(b[0x48:])
 	mftLCN := le.Uint64(b[0x30:])
 	if mftLCN == 0 || mftLCN >= uint64(f.totalClusters) {

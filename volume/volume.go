@@ -39,6 +39,13 @@ type Volume struct {
 	unsynced  atomic.Bool
 	headerMu  sync.Mutex
 	headerErr error
+	// protectTripped is set by the first write refused for landing in the
+	// protected hidden volume: from then on every write is refused, as
+	// TrueCrypt and VeraCrypt make the outer volume read-only until it is
+	// dismounted, so that a writer that goes on after the refusal (its
+	// metadata, a retry elsewhere) cannot leave the outer filesystem in a
+	// state that tells where the hidden volume is.
+	protectTripped atomic.Bool
 }
 
 // scratchSize bounds the buffer one write encrypts before writing it out.
@@ -94,6 +101,10 @@ func (v *Volume) Info() Info { return v.u.Info }
 // MasterKey returns a copy of the master key (for `info --show-key`).
 func (v *Volume) MasterKey() []byte { return append([]byte(nil), v.u.MasterKey...) }
 
+// ProtectionTriggered reports whether a write was refused for landing in
+// the protected hidden volume, which has made the volume read-only.
+func (v *Volume) ProtectionTriggered() bool { return v.protectTripped.Load() }
+
 // ReadOnly reports whether writes are refused.
 func (v *Volume) ReadOnly() bool { return v.readOnly }
 
@@ -143,7 +154,8 @@ func (v *Volume) ReadAt(p []byte, off int64) (int, error) {
 
 // WriteAt encrypts and writes p at data-area offset off. Nothing is written
 // if the range is out of bounds, the volume is read-only or the range
-// touches a protected hidden volume.
+// touches a protected hidden volume; after such a refusal, every later
+// write fails with ErrProtected too (ProtectionTriggered).
 func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
 	if v.readOnly {
 		return 0, ErrReadOnly
@@ -151,8 +163,14 @@ func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
 	if off < 0 || off+int64(len(p)) > v.size {
 		return 0, fmt.Errorf("%w: write of %d bytes at %d, volume size %d", ErrOutOfRange, len(p), off, v.size)
 	}
-	if ps := v.u.ProtectedSize; ps > 0 && off < v.u.ProtectedOffset+ps && off+int64(len(p)) > v.u.ProtectedOffset {
-		return 0, ErrProtected
+	if ps := v.u.ProtectedSize; ps > 0 {
+		if v.protectTripped.Load() {
+			return 0, fmt.Errorf("%w (an earlier write was refused: the outer volume is read-only until closed)", ErrProtected)
+		}
+		if off < v.u.ProtectedOffset+ps && off+int64(len(p)) > v.u.ProtectedOffset {
+			v.protectTripped.Store(true)
+			return 0, fmt.Errorf("%w: %d bytes at %d, the hidden volume is bytes %d to %d of the outer one; the outer volume is read-only from now on", ErrProtected, len(p), off, v.u.ProtectedOffset, v.u.ProtectedOffset+ps)
+		}
 	}
 	if err := v.checkReserved(p, off); err != nil {
 		return 0, err

@@ -105,8 +105,20 @@ func TestBoundsReadOnlyAndProtection(t *testing.T) {
 	if !bytes.Equal(before, dev.b) {
 		t.Fatal("a refused write changed the device")
 	}
-	if _, err := v.WriteAt(make([]byte, 100), 6144); err != nil {
-		t.Fatalf("write after the protected range: %v", err)
+	// The refusal makes the volume read-only, as TrueCrypt does: a write
+	// outside the hidden volume is refused too, and nothing changes.
+	if _, err := v.WriteAt(make([]byte, 100), 6144); !errors.Is(err, volume.ErrProtected) || !v.ProtectionTriggered() {
+		t.Fatalf("write after the protection triggered: %v (triggered %v)", err, v.ProtectionTriggered())
+	}
+	if !bytes.Equal(before, dev.b) {
+		t.Fatal("a write after the protection triggered changed the device")
+	}
+	fresh, _, _ := newTestVolume(t, size, volume.Options{}, 4096, 2048)
+	if _, err := fresh.WriteAt(make([]byte, 100), 6144); err != nil || fresh.ProtectionTriggered() {
+		t.Fatalf("write after the protected range: %v (triggered %v)", err, fresh.ProtectionTriggered())
+	}
+	if _, err := fresh.WriteAt(make([]byte, 100), 2000); err != nil {
+		t.Fatalf("write before the protected range: %v", err)
 	}
 	p := make([]byte, 100)
 	if n, err := v.ReadAt(p, size-50); n != 50 || err != io.EOF {

@@ -34,10 +34,19 @@ mkfs.fat, mkfs.exfat and mkfs.ext4 make for the size); NTFS is made by
 mkntfs (ntfs-3g) when installed.
 
 With --hidden (or --volume-type=hidden), VOLUME must be an existing
-VeraCrypt/TrueCrypt volume holding a FAT filesystem: a hidden volume of
-SIZE is placed in the free space at the end of it (any --filesystem may go
-inside the hidden volume itself). The outer volume's credentials are
-given with --outer-password-file, --outer-keyfile and --outer-pim.
+VeraCrypt/TrueCrypt volume holding a FAT, exFAT, NTFS or ext4 filesystem:
+a hidden volume of SIZE is placed in the free space at the end of it, as
+that filesystem's own allocation map shows it (FAT's table, exFAT's
+allocation bitmap, NTFS's $Bitmap, ext4's block bitmaps), and refused,
+saying how much fits, when it is larger. Any --filesystem may go inside
+the hidden volume itself. NTFS keeps metadata in the middle of the volume
+and ext4 copies of its superblock in some block groups, so less of them is
+free at the end than FAT or exFAT. The outer volume's credentials are
+given with --outer-password-file, --outer-keyfile and --outer-pim. Then
+write to the outer volume only with the hidden volume protected (put,
+mount and serve take the hidden volume's password for that): a write that
+would land in the hidden volume is refused (EPERM in a mount), and every
+write after it, until the outer volume is closed.
 
 With --type luks2 (or luks1), cryptsetup luksFormat's options apply:
 --cipher, --key-size, --pbkdf, --sector-size, --keyslot-cipher, ... . On a
@@ -315,25 +324,11 @@ func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) boo
 		return fmt.Errorf("opening the outer volume: %w", err)
 	}
 	oi := ov.Info()
-	usedEnd := oi.DataOffset
-	// The filesystems whose used space cryptvol can see are those it
-	// places a hidden volume behind.
-	seen := false
-	if outerFS, err := filesystem.Open(ov, ov.Size(), filesystem.Options{}); err == nil {
-		if ue, ok := outerFS.(filesystem.UsedEnder); ok {
-			usedEnd, seen = oi.DataOffset+ue.UsedEnd(), true
-		}
-		outerFS.Close()
-	}
-	if !seen && !f.force {
-		what := "no filesystem cryptvol recognises"
-		if r, perr := fsprobe.Probe(ov); perr == nil {
-			what = "a filesystem of type " + r.Type
-		}
-		ov.Close()
-		return withCode(exitDestroy, fmt.Errorf("the outer volume holds %s: a hidden volume needs a FAT outer volume, whose used space cryptvol can see (the hidden volume must not overlap it); use --force to place it at the end of the outer volume anyway, at the risk of overwriting outer files there", what))
-	}
+	usedEnd, err := outerFreeTail(ov, dev.Size(), size, f.force)
 	ov.Close()
+	if err != nil {
+		return err
+	}
 	if oi.Format == "truecrypt" {
 		opts.TrueCrypt = true
 	}
@@ -350,6 +345,51 @@ func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) boo
 	fmt.Fprintf(a.stdout, "Created hidden volume in %s: %s, %s, %s. Open the outer volume with --protect-hidden until you stop writing to it.\n",
 		path, humanSize(cr.Unlocked.Info.DataSize), cr.Unlocked.Info.Encryption, cr.Unlocked.Info.Hash)
 	return nil
+}
+
+// outerFreeTail returns where the outer volume's filesystem stops using
+// space for good (an offset in the container): the free run at its end,
+// read from the filesystem's own allocation map (FAT's table, exFAT's
+// bitmap, NTFS's $Bitmap, ext4's block bitmaps), must hold the whole
+// hidden volume of hiddenSize bytes. With force, an outer filesystem
+// cryptvol cannot read is passed over (the hidden volume then goes at the
+// end, at the risk of the outer files there).
+func outerFreeTail(ov *volume.Volume, devSize, hiddenSize int64, force bool) (int64, error) {
+	oi := ov.Info()
+	what := "no filesystem cryptvol recognises"
+	if r, err := fsprobe.Probe(ov); err == nil {
+		what = "a filesystem of type " + r.Type
+	}
+	outerFS, err := filesystem.Open(ov, ov.Size(), filesystem.Options{})
+	var start, end int64
+	if err == nil {
+		start, end, err = filesystem.FreeTail(outerFS, ov.Size())
+		outerFS.Close()
+	}
+	if err != nil {
+		if force {
+			return oi.DataOffset, nil
+		}
+		why := what
+		if !errors.Is(err, filesystem.ErrUnknown) {
+			why += fmt.Sprintf(", whose free space cryptvol cannot find (%v)", err)
+		}
+		return 0, withCode(exitDestroy, fmt.Errorf("the outer volume holds %s: a hidden volume goes into FAT, exFAT, NTFS or ext4, behind their last used block (the hidden volume must not overlap it); use --force to place it at the end of the outer volume anyway, at the risk of overwriting outer files there", why))
+	}
+	hStart, hEnd := tcrypt.HiddenSpan(devSize, hiddenSize)
+	if hStart < oi.DataOffset+start || hEnd > oi.DataOffset+end {
+		room := max(hEnd-(oi.DataOffset+start), 0) // the largest hidden volume that fits
+		if hEnd > oi.DataOffset+end {
+			room = 0
+		}
+		hint := ""
+		if strings.Contains(what, "ntfs") {
+			hint = " (NTFS keeps $MFTMirr and $LogFile in the middle of the volume: a hidden volume fits in about half of it at most)"
+		}
+		return 0, withCode(exitDestroy, fmt.Errorf("%w: it needs %d bytes, and at most %d fit behind the last used block of the outer volume's %s%s",
+			tcrypt.ErrNoRoom, hiddenSize, room/512*512, strings.TrimPrefix(what, "a filesystem of type "), hint))
+	}
+	return oi.DataOffset + start, nil
 }
 
 // createLUKSFile creates a LUKS1 or LUKS2 container (cryptsetup luksFormat

@@ -26,13 +26,17 @@ func init() {
 		usage: `Usage: cryptvol serve VOLUME --webdav [--listen 127.0.0.1:0] [--read-only] [--json]
                       [--tls-cert FILE --tls-key FILE] [credentials]
        cryptvol serve VOLUME --nfs [--listen 127.0.0.1:0] [--read-only] [--json] [credentials]
+       ... [--protect-hidden --hidden-password-file FILE]
 
 Serves the files inside the volume over WebDAV (class 1 and 2: locking)
 or NFSv3 until Ctrl-C, SIGTERM or 'cryptvol unmount VOLUME' ('cryptvol
 list' shows the server, its URL as the mount point), holding the volume's
 lock like 'mount' (a second writer is refused with exit 5). FAT, exFAT and
 ext2/3/4 are served read-write (ext4 through its journal); NTFS is
-read-only in process, so it is served read-only.
+read-only in process, so it is served read-only. With --protect-hidden
+(and the hidden volume's credentials), a request that would write into
+the hidden volume inside the outer one is refused (WebDAV 405/404, NFS
+NFS3ERR_PERM), and so is every write after it until the server stops.
 
 WebDAV: when ready it prints the URL, a user and a password made for this
 serve (128 random bits), and how to connect; with --json, one line on
@@ -105,6 +109,7 @@ func runServe(ctx context.Context, a *app, args []string) error {
 	c := commands["serve"]
 	fl := newFlags(c, a)
 	cf := addCredFlags(fl)
+	cf.addProtectFlags(fl)
 	useWebDAV := fl.Bool("webdav", false, "serve over WebDAV")
 	useNFS := fl.Bool("nfs", false, "serve over NFSv3 (the export path is the only secret)")
 	var cfg webdav.Config
@@ -179,11 +184,20 @@ func runServe(ctx context.Context, a *app, args []string) error {
 		serveErr = srv.shutdown(sctx)
 		cancel()
 	}
-	if err := fsys.Close(); serveErr == nil {
+	if err := fsys.Close(); serveErr == nil && !v.ProtectionTriggered() {
 		serveErr = err
 	}
 	if err := v.Close(); serveErr == nil {
 		serveErr = err
+	}
+	if v.ProtectionTriggered() {
+		// Each refused request failed then (WebDAV 405/404, NFS3ERR_PERM or
+		// NFS3ERR_ACCES); what the filesystem still had to write on
+		// closing (the NFS server syncs it) was refused too.
+		if errors.Is(serveErr, volume.ErrProtected) {
+			serveErr = nil
+		}
+		a.warnf("hidden volume protection triggered: a write that would have landed in the hidden volume was refused, and every write after it; the hidden volume is intact, the outer filesystem may need a check")
 	}
 	if serveErr != nil {
 		return withCode(exitIO, serveErr)

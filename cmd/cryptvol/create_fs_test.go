@@ -197,24 +197,25 @@ func TestCreateMissingFormatter(t *testing.T) {
 	}
 }
 
-// TestCreateHiddenNeedsFATOuter: a hidden volume goes only into a FAT
-// outer volume (where cryptvol sees the used space); another outer
-// filesystem is refused with exit 5, naming it, and the outer volume is
-// left as it was. Inside a FAT outer, the hidden volume may hold exFAT.
-func TestCreateHiddenNeedsFATOuter(t *testing.T) {
-	needFSTools(t, "mkfs.ext4", "fsck.exfat")
+// TestCreateHiddenNeedsKnownOuter: a hidden volume goes only behind the
+// used space of an outer filesystem cryptvol reads (FAT, exFAT, NTFS,
+// ext4; TestHiddenInOuterFilesystems has those); an outer volume with no
+// filesystem is refused with exit 5, saying so, and left as it was.
+// Inside a FAT outer, the hidden volume may hold exFAT.
+func TestCreateHiddenNeedsKnownOuter(t *testing.T) {
+	needFSTools(t, "fsck.exfat")
 	dir := t.TempDir()
 	env := cvEnviron(filepath.Join(dir, "run"), filepath.Join(dir, "tmp"))
 	pw, hpw := filepath.Join(dir, "pw"), filepath.Join(dir, "hpw")
 	os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600)
 	os.WriteFile(hpw, []byte("another horse battery staple\n"), 0o600)
-	outer := filepath.Join(dir, "ext4.hc")
-	cvOK(t, env, "create", outer, "--size", "8M", "--filesystem", "ext4", "--quick", "--non-interactive", "--password-file", pw, "--pim", "1")
+	outer := filepath.Join(dir, "none.hc")
+	cvOK(t, env, "create", outer, "--size", "8M", "--filesystem", "none", "--quick", "--non-interactive", "--password-file", pw, "--pim", "1")
 	before, _ := os.ReadFile(outer)
 	r := cvRun(env, time.Minute, "create", outer, "--hidden", "--size", "2M", "--password-file", hpw, "--pim", "1",
 		"--outer-password-file", pw, "--outer-pim", "1", "--non-interactive")
-	if r.code != exitDestroy || !strings.Contains(r.out, "holds a filesystem of type ext4") || !strings.Contains(r.out, "needs a FAT outer volume") {
-		t.Errorf("hidden volume in an ext4 outer volume: %v; want exit %d naming ext4", r, exitDestroy)
+	if r.code != exitDestroy || !strings.Contains(r.out, "holds no filesystem cryptvol recognises") || !strings.Contains(r.out, "--force") {
+		t.Errorf("hidden volume in an outer volume without a filesystem: %v; want exit %d saying so", r, exitDestroy)
 	}
 	if after, _ := os.ReadFile(outer); string(after) != string(before) {
 		t.Error("the refused create changed the outer volume")

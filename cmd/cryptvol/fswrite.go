@@ -119,8 +119,12 @@ func openWrite(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags, vo
 // close's error, with the CLI's exit codes; volArg names the volume in
 // the advice given with them.
 func closeTree(done func() error, err error, volArg string) error {
-	if cerr := done(); err == nil {
+	switch cerr := done(); {
+	case err == nil:
 		err = cerr
+	case errors.Is(cerr, volume.ErrProtected) && !errors.Is(err, volume.ErrProtected):
+		// A driver's EPERM was hidden-volume protection: say so.
+		err = fmt.Errorf("%v: %w", err, cerr)
 	}
 	return fsErrorIn(volArg, err)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -181,6 +182,9 @@ func (h *rawHelper) finish() error {
 	if err != nil {
 		var de *mount.DaemonError
 		if errors.As(err, &de) {
+			if rest, ok := strings.CutPrefix(de.Msg, volume.ErrProtected.Error()); ok {
+				return withCode(de.Code, fmt.Errorf("%w%s", volume.ErrProtected, rest))
+			}
 			return withCode(de.Code, errors.New(de.Msg))
 		}
 		return withCode(exitIO, fmt.Errorf("the process serving the raw file (PID %d) ended: %v; what the driver held may be lost", h.child.PID(), err))
@@ -275,7 +279,10 @@ func serveRaw(ctx context.Context, secret []byte, d *mount.Daemon) error {
 			return withCode(exitIO, err)
 		}
 	}
-	m, err := mount.MountRaw(rawDir, v, mount.Options{FsName: s.Container, Container: s.Container, AllowRoot: s.AllowRoot, ReadOnly: s.ReadOnly})
+	// The logger says which write hidden-volume protection refused: the
+	// driver above only sees EPERM.
+	m, err := mount.MountRaw(rawDir, v, mount.Options{FsName: s.Container, Container: s.Container, AllowRoot: s.AllowRoot, ReadOnly: s.ReadOnly,
+		Logger: log.New(d, "cryptvol: ", 0)})
 	if err != nil {
 		v.Close()
 		cleanDirs()
@@ -328,6 +335,18 @@ func serveRaw(ctx context.Context, secret []byte, d *mount.Daemon) error {
 	cleanDirs()
 	if ended != nil {
 		return withCode(exitIO, ended)
+	}
+	if v.ProtectionTriggered() {
+		what := fmt.Sprintf("a write of %s was refused, and every write after it (the hidden volume is intact; the outer filesystem may need a check)", drv.Name())
+		if s.MountPoint != "" {
+			// A mount's programs got their EPERM; its end is no error,
+			// as VeraCrypt's dismount is not.
+			fmt.Fprintf(d, "cryptvol: warning: hidden volume protection triggered: %s\n", what)
+			return nil
+		}
+		// The command saw only EPERM from the driver: this tells it why
+		// (exit 5, as an in-process writer's refusal).
+		return fmt.Errorf("%w: %s", volume.ErrProtected, what)
 	}
 	return nil
 }

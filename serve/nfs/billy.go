@@ -15,6 +15,7 @@ import (
 	nfsfile "github.com/willscott/go-nfs/file"
 
 	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/volume"
 )
 
 // errOldFile is the refusal of a WRITE into a non-empty file this server
@@ -70,8 +71,8 @@ func pathErr(op, name string, err error) error {
 		return nil
 	}
 	switch {
-	case errors.Is(err, filesystem.ErrReadOnly):
-		err = errors.Join(err, os.ErrPermission)
+	case errors.Is(err, filesystem.ErrReadOnly), errors.Is(err, volume.ErrProtected):
+		err = errors.Join(err, os.ErrPermission) // NFS3ERR_PERM, as EPERM in a mount
 	case errors.Is(err, filesystem.ErrNoSpace):
 		err = errors.Join(err, errNoSpace)
 	}

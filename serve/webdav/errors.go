@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/volume"
 )
 
 // osError rewrites err so that os.IsNotExist, os.IsExist and
@@ -21,7 +22,8 @@ func osError(op, name string, err error) error {
 		kind = os.ErrNotExist
 	case errors.Is(err, fs.ErrExist):
 		kind = os.ErrExist
-	case errors.Is(err, fs.ErrPermission), errors.Is(err, filesystem.ErrReadOnly):
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, filesystem.ErrReadOnly),
+		errors.Is(err, volume.ErrProtected): // 403, as EPERM in a mount
 		kind = os.ErrPermission
 	default:
 		return err

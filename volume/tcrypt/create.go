@@ -141,6 +141,16 @@ func Create(ctx context.Context, dev volume.Device, creds volume.Credentials, o 
 	return create(ctx, dev, creds, o, l)
 }
 
+// HiddenSpan is where CreateHidden places a hidden volume of hiddenSize
+// bytes in a container of devSize bytes, as VeraCrypt does: bytes [start,
+// end) of the container, end leaving hiddenReservedEnd bytes before the
+// backup header group (room for the outer filesystem's own last sectors,
+// such as NTFS's backup boot sector).
+func HiddenSpan(devSize, hiddenSize int64) (start, end int64) {
+	end = devSize - headerGroupSize - hiddenReservedEnd
+	return end - hiddenSize, end
+}
+
 // CreateHidden places a hidden volume of hiddenSize bytes at the end of the
 // outer volume on dev. usedEnd is the absolute offset in dev past the
 // outer filesystem's last used cluster: the hidden volume must start at or
@@ -153,7 +163,7 @@ func CreateHidden(ctx context.Context, dev volume.Device, creds volume.Credentia
 	if hiddenSize < minDataSize {
 		return nil, fmt.Errorf("%w: the hidden volume must hold at least %d bytes", ErrTooSmall, minDataSize)
 	}
-	start := size - headerGroupSize - hiddenReservedEnd - hiddenSize
+	start, _ := HiddenSpan(size, hiddenSize)
 	if start < usedEnd || start < headerGroupSize {
 		free := size - headerGroupSize - hiddenReservedEnd - max(usedEnd, headerGroupSize)
 		return nil, fmt.Errorf("%w: it needs %d bytes, the outer volume has %d free bytes after its last used cluster", ErrNoRoom, hiddenSize, max(free, 0))

@@ -214,11 +214,15 @@ func TestCreateHiddenAndProtect(t *testing.T) {
 	}
 	defer pv.Close()
 	hiddenStart := pv.Size() - hsize - hiddenReservedEnd
+	if _, err := pv.WriteAt([]byte("fine"), 0); err != nil {
+		t.Fatalf("write in the outer free area: %v", err)
+	}
 	if _, err := pv.WriteAt(make([]byte, 4096), hiddenStart-1024); !errors.Is(err, volume.ErrProtected) {
 		t.Fatalf("write over the hidden volume: %v", err)
 	}
-	if _, err := pv.WriteAt([]byte("fine"), 0); err != nil {
-		t.Fatalf("write in the outer free area: %v", err)
+	// From then on the outer volume is read-only, as in TrueCrypt.
+	if _, err := pv.WriteAt([]byte("late"), 0); !errors.Is(err, volume.ErrProtected) {
+		t.Fatalf("write in the outer free area after the protection triggered: %v", err)
 	}
 	hv3, err := volume.OpenDeviceWith(context.Background(), dev, nil, hidden, volume.Options{Hidden: true, ReadOnly: true})
 	if err != nil {
