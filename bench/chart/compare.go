@@ -92,10 +92,13 @@ func Compare(runs []*Run) (*Comparison, error) {
 			}
 		case KindIO:
 			c.Metric, c.HigherIsBetter = mbUnit, true
-			set("Raw write", ri, r.IO.Raw.WriteBPS/mb)
-			set("Raw read", ri, r.IO.Raw.ReadBPS/mb)
-			set("Encrypted write", ri, r.IO.Encrypted.WriteBPS/mb)
-			set("Encrypted read", ri, r.IO.Encrypted.ReadBPS/mb)
+			for _, p := range []struct {
+				name string
+				s    IOSpeed
+			}{{"Raw", r.IO.Raw}, {"Encrypted", r.IO.Encrypted}} {
+				setRange(p.name+" write", ri, p.s.WriteBPS/mb, p.s.WriteMinBPS/mb, p.s.WriteMaxBPS/mb)
+				setRange(p.name+" read", ri, p.s.ReadBPS/mb, p.s.ReadMinBPS/mb, p.s.ReadMaxBPS/mb)
+			}
 		default:
 			return nil, fmt.Errorf("%w: no comparison for %q results", ErrInput, c.Kind)
 		}

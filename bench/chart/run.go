@@ -47,9 +47,15 @@ type MatrixCell struct {
 }
 
 // IOSpeed is one pass of `benchmark io`, in bytes per second.
+// The Min/Max fields are the range over the runs (absent, so 0, in the
+// JSON of versions before issue 28, which reported the fastest run).
 type IOSpeed struct {
-	WriteBPS float64 `json:"write_bps"`
-	ReadBPS  float64 `json:"read_bps"`
+	WriteBPS    float64 `json:"write_bps"`
+	ReadBPS     float64 `json:"read_bps"`
+	WriteMinBPS float64 `json:"write_min_bps"`
+	WriteMaxBPS float64 `json:"write_max_bps"`
+	ReadMinBPS  float64 `json:"read_min_bps"`
+	ReadMaxBPS  float64 `json:"read_max_bps"`
 }
 
 // IOResult is what `benchmark io` measured.

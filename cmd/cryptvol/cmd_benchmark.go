@@ -102,7 +102,8 @@ without AES instructions, and prints Encryption, Decryption and their
 Mean, fastest first; --algorithms adiantum selects both Adiantum rows.
 Speeds are in TrueCrypt's units (1 MB = 2^20 bytes); --format json and csv
 give bytes per second. Each algorithm runs for --time per direction in
-several samples and the fastest sample counts. The header line names the CPU,
+several samples (7); each figure is their median, with the min–max
+(Range) beside it. The header line names the CPU,
 the platform, whether AES instructions are used and the code path of each
 cipher.
 
@@ -221,8 +222,11 @@ func runBenchCiphers(ctx context.Context, a *app, bf *benchFlags, args []string)
 	}
 	line := newProgressLine(a.stderr, "Benchmarking ciphers")
 	o.Progress = line.update
+	notice := a.newTryNotice()
+	o.Trying = notice.trying
 	r := bench.NewReport(o)
 	r.Ciphers, err = bench.Ciphers(ctx, o)
+	notice.done()
 	line.done()
 	if err != nil {
 		return benchError(err)
@@ -280,9 +284,12 @@ func runBenchKDF(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	}
 	line := newProgressLine(a.stderr, "Benchmarking key derivation")
 	o.Progress = line.update
+	notice := a.newTryNotice()
+	o.Trying = notice.trying
 	r := bench.NewReport(o)
 	r.Buffer = 0
 	r.KDF, err = bench.KDF(ctx, o)
+	notice.done()
 	line.done()
 	if err != nil {
 		return benchError(err)

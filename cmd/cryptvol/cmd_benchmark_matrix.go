@@ -90,11 +90,14 @@ func runBenchMatrix(ctx context.Context, a *app, bf *benchFlags, args []string) 
 	total := int64(len(hashes) * len(encs))
 	bar := progress.New(a.stderr, "Creating volumes", total, a.showProgress())
 	var rows []matrixRow
+	notice := a.newTryNotice()
+	defer notice.done()
 	for _, h := range hashes {
 		for _, e := range encs {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			notice.trying(h + " / " + e)
 			row, err := matrixOne(ctx, filepath.Join(dir, "v.hc"), size, h, e, bf.pim)
 			if err != nil {
 				return createError(fmt.Errorf("%s / %s: %w", h, e, err))
@@ -103,6 +106,7 @@ func runBenchMatrix(ctx context.Context, a *app, bf *benchFlags, args []string) 
 			bar.Add(1)
 		}
 	}
+	notice.done()
 	bar.Finish()
 	result := struct {
 		Size    int64       `json:"size"`
