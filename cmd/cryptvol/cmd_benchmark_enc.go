@@ -110,7 +110,9 @@ func runBenchEnc(ctx context.Context, a *app, bf *benchFlags, args []string) err
 		width = max(width, len(c.Cipher))
 	}
 	rate := func(bps float64) string { return progress.FormatRate(bps) + "/s" }
-	span := func(lo, hi float64) string { return "(" + progress.FormatRate(lo) + " – " + progress.FormatRate(hi) + ")" }
+	span := func(lo, hi float64) string {
+		return "(" + progress.FormatRate(lo) + " – " + progress.FormatRate(hi) + ")"
+	}
 	fmt.Fprintf(a.stdout, "%-*s  %-8s  %12s %-19s  %12s\n", width, "Cipher", "Program", "Encryption", "", "Decryption")
 	for _, c := range r.Results {
 		fmt.Fprintf(a.stdout, "%-*s  %-8s  %12s %-19s  %12s %s\n", width, c.Cipher, "cryptvol", rate(c.EncryptBPS), span(c.EncryptMinBPS, c.EncryptMaxBPS), rate(c.DecryptBPS), span(c.DecryptMinBPS, c.DecryptMaxBPS))

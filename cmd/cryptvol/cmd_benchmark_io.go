@@ -164,7 +164,9 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		r.Encryption, r.Filesystem, how)
 	rate := func(bps float64) string { return progress.FormatRate(bps) + "/s" }
 	pct := func(p float64) string { return strconv.FormatFloat(p, 'f', 0, 64) + "%" }
-	span := func(lo, hi float64) string { return "(" + progress.FormatRate(lo) + " – " + progress.FormatRate(hi) + ")" }
+	span := func(lo, hi float64) string {
+		return "(" + progress.FormatRate(lo) + " – " + progress.FormatRate(hi) + ")"
+	}
 	line3 := func(name string, s iobench.Speed) {
 		fmt.Fprintf(a.stdout, "%-10s  %14s %-19s  %14s %s\n", name, rate(s.WriteBPS), span(s.WriteMinBPS, s.WriteMaxBPS), rate(s.ReadBPS), span(s.ReadMinBPS, s.ReadMaxBPS))
 	}
