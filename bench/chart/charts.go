@@ -169,7 +169,11 @@ func (r *Run) matrixView() view {
 	t := table{head: []string{"Hash", "Encryption", "Create speed", "Header KDF"}}
 	for _, x := range r.Matrix {
 		m.values[ri[x.Hash]][ci[x.Encryption]] = x.CreateBPS / mb
-		t.rows = append(t.rows, []string{x.Hash, x.Encryption, formatMBps(x.CreateBPS/mb) + " MB/s", formatSeconds(x.KDFSeconds)})
+		speed := formatMBps(x.CreateBPS/mb) + " MB/s"
+		if x.MinCreateBPS > 0 && x.MaxCreateBPS >= x.MinCreateBPS {
+			speed += " (" + formatMBps(x.MinCreateBPS/mb) + " – " + formatMBps(x.MaxCreateBPS/mb) + ")"
+		}
+		t.rows = append(t.rows, []string{x.Hash, x.Encryption, speed, formatSeconds(x.KDFSeconds)})
 	}
 	return view{m.svg(), t}
 }

@@ -72,7 +72,6 @@ func Compare(runs []*Run) (*Comparison, error) {
 			c.Lo[i][run], c.Hi[i][run] = lo, hi
 		}
 	}
-	set := func(item string, run int, v float64) { setRange(item, run, v, 0, 0) }
 	for ri, r := range runs {
 		switch c.Kind {
 		case KindCiphers:
@@ -88,7 +87,7 @@ func Compare(runs []*Run) (*Comparison, error) {
 		case KindMatrix:
 			c.Metric, c.HigherIsBetter = "Creation speed, "+mbUnit, true
 			for _, x := range r.Matrix {
-				set(x.Hash+" / "+x.Encryption, ri, x.CreateBPS/mb)
+				setRange(x.Hash+" / "+x.Encryption, ri, x.CreateBPS/mb, x.MinCreateBPS/mb, x.MaxCreateBPS/mb)
 			}
 		case KindIO:
 			c.Metric, c.HigherIsBetter = mbUnit, true
