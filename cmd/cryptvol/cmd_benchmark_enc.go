@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cryptvol/cryptvol/bench"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/opensslenc/encbench"
 )
@@ -69,6 +70,7 @@ func runBenchEnc(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	}
 	line := newProgressLine(a.stderr, "Benchmarking enc")
 	o.Progress = line.update
+	watch := bench.StartWatch()
 	r, err := encbench.Run(ctx, o)
 	line.done()
 	if err != nil {
@@ -77,6 +79,12 @@ func runBenchEnc(ctx context.Context, a *app, bf *benchFlags, args []string) err
 		}
 		return encError(err)
 	}
+	var figs []figure
+	for _, c := range r.Results {
+		figs = append(figs, figure{c.Cipher + " encryption", c.EncryptBPS, c.EncryptMinBPS, c.EncryptMaxBPS},
+			figure{c.Cipher + " decryption", c.DecryptBPS, c.DecryptMinBPS, c.DecryptMaxBPS})
+	}
+	defer warnRun(a, watch, figs)
 	switch bf.format {
 	case "json":
 		return writeJSON(a.stdout, r)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cryptvol/cryptvol/bench"
 	"github.com/cryptvol/cryptvol/bench/iobench"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/mount"
@@ -115,6 +116,7 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 			line.update(0, 1)
 		},
 	}
+	watch := bench.StartWatch()
 	r, err := iobench.Run(ctx, o)
 	notice.done()
 	line.done()
@@ -124,6 +126,16 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		}
 		return err
 	}
+	var figs []figure
+	pass := func(name string, s iobench.Speed) {
+		figs = append(figs, figure{name + " write", s.WriteBPS, s.WriteMinBPS, s.WriteMaxBPS}, figure{name + " read", s.ReadBPS, s.ReadMinBPS, s.ReadMaxBPS})
+	}
+	pass("Raw", r.Raw)
+	pass("Encrypted", r.Encrypted)
+	if r.Mount != nil {
+		pass("FUSE mount", *r.Mount)
+	}
+	defer warnRun(a, watch, figs)
 	switch bf.format {
 	case "svg", "html":
 		return writeChart(a, bf.format, r)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cryptvol/cryptvol/bench"
 	"github.com/cryptvol/cryptvol/ciphers"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/volume"
@@ -137,6 +138,7 @@ func runBenchMatrix(ctx context.Context, a *app, bf *benchFlags, args []string) 
 	total := int64(len(hashes) * len(encs) * matrixFlags.runs)
 	bar := progress.New(a.stderr, "Creating volumes", total, a.showProgress())
 	var rows []matrixRow
+	watch := bench.StartWatch()
 	notice := a.newTryNotice()
 	defer notice.done()
 	for _, h := range hashes {
@@ -155,6 +157,11 @@ func runBenchMatrix(ctx context.Context, a *app, bf *benchFlags, args []string) 
 	}
 	notice.done()
 	bar.Finish()
+	var figs []figure
+	for _, r := range rows {
+		figs = append(figs, figure{r.Hash + " / " + r.Encryption + " creation", r.CreateBPS, r.MinCreateBPS, r.MaxCreateBPS})
+	}
+	defer warnRun(a, watch, figs)
 	result := struct {
 		Size    int64       `json:"size"`
 		PIM     int         `json:"pim"`
