@@ -366,3 +366,34 @@ func TestFinishWarnsOfSpread(t *testing.T) {
 		t.Errorf("busy machine: warnings %q", r.Warnings)
 	}
 }
+
+// TestMeasureSlowOpKeepsSamples: an op slower than the whole measuring
+// time still gets minSamples samples (a range from one sample would be
+// zero: a false claim of precision), within the maxTimeFactor bound.
+func TestMeasureSlowOpKeepsSamples(t *testing.T) {
+	calls := 0
+	per, err := measure(context.Background(), time.Millisecond, func() error {
+		calls++
+		time.Sleep(300 * time.Microsecond) // a third of minTime: 1 ms / 7 samples is less
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if per.N < minSamples {
+		t.Errorf("%d samples of a slow op (%d calls), want at least %d", per.N, calls, minSamples)
+	}
+	// An op far slower than maxTimeFactor × minTime stops at one sample.
+	calls = 0
+	per, err = measure(context.Background(), 100*time.Microsecond, func() error {
+		calls++
+		time.Sleep(2 * time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if per.N != 1 || calls != 2 {
+		t.Errorf("%d samples, %d calls of an op 20x the measuring time; want 1 sample after the warm-up", per.N, calls)
+	}
+}

@@ -76,6 +76,7 @@ func Ciphers(ctx context.Context, o Options) ([]CipherResult, error) {
 	out := make([]CipherResult, 0, total)
 	o.progress(0, total)
 	for i, c := range chains {
+		o.trying(c.Name)
 		r, err := benchChain(ctx, c, buf, threads, minTime)
 		if err != nil {
 			return nil, err
@@ -84,6 +85,7 @@ func Ciphers(ctx context.Context, o Options) ([]CipherResult, error) {
 		o.progress(i+1, total)
 	}
 	for i, a := range adiantums {
+		o.trying(a.name)
 		r, err := benchAdiantum(ctx, a, buf, threads, minTime)
 		if err != nil {
 			return nil, err

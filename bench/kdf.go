@@ -125,6 +125,7 @@ func KDF(ctx context.Context, o Options) ([]KDFResult, error) {
 	out := make([]KDFResult, 0, len(prfs))
 	o.progress(0, len(prfs))
 	for i, name := range prfs {
+		o.trying(name)
 		var r KDFResult
 		if name == kdf.Argon2idPRF {
 			r, err = benchArgon2id(ctx, o, minTime)

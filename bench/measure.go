@@ -13,6 +13,18 @@ import (
 // that reports only its best (or one) sample hides that (issue 28).
 const samplesPerRun = 7
 
+// minSamples is the fewest samples a figure rests on when the op is slow:
+// with one sample (a 5 MiB call of a triple cascade at 30 MB/s lasts
+// longer than the whole 100 ms measuring time) the range is zero and says
+// the figure is exact when it is only one draw; three back-to-back runs
+// on a loaded machine showed 8 of 17 rows so (issue 28). Sampling goes on
+// past minTime until there are minSamples, but never past
+// maxTimeFactor × minTime, which bounds an op slower still.
+const (
+	minSamples    = 5
+	maxTimeFactor = 10
+)
+
 // Spread is a measured time per call over a run's samples: the median and
 // the range, in seconds, and how many samples there were.
 type Spread struct {
@@ -49,8 +61,9 @@ func spreadOf(ts []float64) Spread {
 // times to last about minTime/samplesPerRun, so even a 4 KiB call of a
 // microsecond is timed over thousands of calls; a sample that turns out much
 // shorter resizes the next one and does not count. Sampling stops once
-// minTime has been spent on samples, so an op slower than minTime gets a
-// single sample.
+// minTime has been spent on samples and there are minSamples of them, or
+// once maxTimeFactor × minTime has been spent, so an op slower than that
+// gets fewer (one at the least).
 func measure(ctx context.Context, minTime time.Duration, op func() error) (Spread, error) {
 	target := max(minTime/samplesPerRun, time.Microsecond)
 	start := time.Now()
@@ -61,7 +74,7 @@ func measure(ctx context.Context, minTime time.Duration, op func() error) (Sprea
 	var kept []float64
 	last := 0.0
 	var spent time.Duration
-	for spent < minTime {
+	for spent < minTime || (len(kept) < minSamples && spent < maxTimeFactor*minTime) {
 		if err := ctx.Err(); err != nil {
 			return Spread{}, err
 		}

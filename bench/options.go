@@ -7,8 +7,9 @@
 //
 // Speeds are wall-clock figures, like TrueCrypt's own benchmark: each
 // algorithm runs repeatedly for Options.MinTime per direction in several
-// samples, and the fastest sample counts, which keeps a briefly busy machine
-// from dragging a figure down.
+// samples, and a figure is the median of the samples with their min–max,
+// so that a reader sees how noisy the machine was (Report.Finish warns
+// when the range exceeds 10% or the machine was busy).
 package bench
 
 import (
@@ -63,6 +64,10 @@ type Options struct {
 	// Progress, if set, is called with (0, total) before the first
 	// algorithm and after each one with the number done and the total.
 	Progress func(done, total int)
+	// Trying, if set, is called with the name of each algorithm as its
+	// measurement starts (a chain, a PRF), so that a front end can say
+	// what a slow one is doing (the CLI does after 2 s).
+	Trying func(name string)
 }
 
 func (o Options) threads() int {
@@ -101,6 +106,12 @@ func (o Options) check() error {
 		return fmt.Errorf("%w: negative PIM %d", ErrInvalidOption, o.PIM)
 	}
 	return nil
+}
+
+func (o Options) trying(name string) {
+	if o.Trying != nil {
+		o.Trying(name)
+	}
 }
 
 func (o Options) progress(done, total int) {

@@ -28,7 +28,7 @@ type Options struct {
 	Files   int    // files in the comparison; default 500
 	MinSize int    // smallest file; default 3 KiB
 	MaxSize int    // largest file; default 10 KiB
-	Reps    int    // repetitions of each read measurement (the fastest counts); default 5
+	Reps    int    // repetitions of each read measurement (the median counts, with min–max); default 5
 	// Sizes are the member counts of the append-scaling measurement;
 	// nil means 1,000 and 100,000, an empty non-nil slice skips it.
 	Sizes   []int
@@ -97,6 +97,14 @@ type StoreResult struct {
 	ReadWarmSeconds float64  `json:"read_warm_seconds"`
 	DiskBytes       int64    `json:"disk_bytes"`
 	ApparentBytes   int64    `json:"apparent_bytes"`
+	// The times above are medians (before issue 28 the reads were the
+	// fastest repetition); these are their ranges over the repetitions.
+	MinAddOneSeconds   float64  `json:"min_add_one_seconds"`
+	MaxAddOneSeconds   float64  `json:"max_add_one_seconds"`
+	MinReadColdSeconds *float64 `json:"min_read_cold_seconds"`
+	MaxReadColdSeconds *float64 `json:"max_read_cold_seconds"`
+	MinReadWarmSeconds float64  `json:"min_read_warm_seconds"`
+	MaxReadWarmSeconds float64  `json:"max_read_warm_seconds"`
 }
 
 // ScaleResult is the cost of appending one file to a store of Entries
@@ -110,6 +118,8 @@ type ScaleResult struct {
 	Appends        int     `json:"appends"`
 	AppendSeconds  float64 `json:"append_seconds"`
 	FastestSeconds float64 `json:"fastest_seconds"`
+	// SlowestSeconds closes the range FastestSeconds opens.
+	SlowestSeconds float64 `json:"slowest_seconds"`
 	// BytesWritten is what one append writes, on average: the growth of
 	// the archive, the whole new zip.
 	BytesWritten int64 `json:"bytes_written"`
@@ -274,9 +284,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 
 	// Reads: repetitions interleaved across the stores, so that a burst of
-	// load on the machine hits them all alike; the fastest of each counts.
-	cold := make([]float64, len(stores))
-	warm := make([]float64, len(stores))
+	// load on the machine hits them all alike; the median of each counts,
+	// reported with its range.
+	cold := make([][]float64, len(stores))
+	warm := make([][]float64, len(stores))
 	coldOK := true
 	for rep := 0; rep < o.Reps; rep++ {
 		for i, s := range stores {
@@ -299,7 +310,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			cold[i] = fastest(cold[i], t, rep)
+			cold[i] = append(cold[i], t)
 			if _, err := s.readAll(); err != nil { // make sure it is all cached
 				return nil, err
 			}
@@ -307,14 +318,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			warm[i] = fastest(warm[i], t, rep)
+			warm[i] = append(warm[i], t)
 		}
 	}
 	for i := range stores {
-		res.Stores[i].ReadWarmSeconds = warm[i]
+		st := &res.Stores[i]
+		st.ReadWarmSeconds, st.MinReadWarmSeconds, st.MaxReadWarmSeconds = median(warm[i]), slices.Min(warm[i]), slices.Max(warm[i])
 		if coldOK {
-			v := cold[i]
-			res.Stores[i].ReadColdSeconds = &v
+			v, lo, hi := median(cold[i]), slices.Min(cold[i]), slices.Max(cold[i])
+			st.ReadColdSeconds, st.MinReadColdSeconds, st.MaxReadColdSeconds = &v, &lo, &hi
 		}
 	}
 
@@ -330,6 +342,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			ts = append(ts, time.Since(t0).Seconds())
 		}
 		res.Stores[i].AddOneSeconds = median(ts)
+		res.Stores[i].MinAddOneSeconds, res.Stores[i].MaxAddOneSeconds = slices.Min(ts), slices.Max(ts)
 	}
 	for _, s := range stores {
 		s.close()
@@ -347,13 +360,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Scaling = rs
 	}
 	return res, nil
-}
-
-func fastest(best, t float64, rep int) float64 {
-	if rep == 0 || t < best {
-		return t
-	}
-	return best
 }
 
 func timeRead(s store, want int64) (float64, error) {
@@ -443,9 +449,9 @@ func scale(ctx context.Context, dir string, c corpus, sizes []int, appends int, 
 	record := func(store string, ts [][]float64) {
 		for i, n := range sizes {
 			r := ScaleResult{Store: store, Entries: n, Appends: len(ts[i]), AppendSeconds: median(ts[i]),
-				FastestSeconds: slices.Min(ts[i]), BytesWritten: written[i] / int64(len(ts[i]))}
+				FastestSeconds: slices.Min(ts[i]), SlowestSeconds: slices.Max(ts[i]), BytesWritten: written[i] / int64(len(ts[i]))}
 			if store == "archive" {
-				res[i].Appends, res[i].AppendSeconds, res[i].FastestSeconds, res[i].BytesWritten = r.Appends, r.AppendSeconds, r.FastestSeconds, r.BytesWritten
+				res[i].Appends, res[i].AppendSeconds, res[i].FastestSeconds, res[i].SlowestSeconds, res[i].BytesWritten = r.Appends, r.AppendSeconds, r.FastestSeconds, r.SlowestSeconds, r.BytesWritten
 				continue
 			}
 			res = append(res, r)

@@ -169,7 +169,11 @@ func (r *Run) matrixView() view {
 	t := table{head: []string{"Hash", "Encryption", "Create speed", "Header KDF"}}
 	for _, x := range r.Matrix {
 		m.values[ri[x.Hash]][ci[x.Encryption]] = x.CreateBPS / mb
-		t.rows = append(t.rows, []string{x.Hash, x.Encryption, formatMBps(x.CreateBPS/mb) + " MB/s", formatSeconds(x.KDFSeconds)})
+		speed := formatMBps(x.CreateBPS/mb) + " MB/s"
+		if x.MinCreateBPS > 0 && x.MaxCreateBPS >= x.MinCreateBPS {
+			speed += " (" + formatMBps(x.MinCreateBPS/mb) + " – " + formatMBps(x.MaxCreateBPS/mb) + ")"
+		}
+		t.rows = append(t.rows, []string{x.Hash, x.Encryption, speed, formatSeconds(x.KDFSeconds)})
 	}
 	return view{m.svg(), t}
 }
@@ -187,12 +191,23 @@ func (r *Run) ioView() view {
 		},
 		format: formatMBps,
 	}
-	c.subtitle = r.subtitle(fmt.Sprintf("%s in %s writes, %s, %s through %s", sizeName(io.Size), sizeName(int64(io.BlockSize)), io.Encryption, io.Filesystem, io.Via))
-	t := table{head: []string{"", "Write (fsync)", "Read"}}
-	t.rows = [][]string{
-		{"Raw", formatMBps(c.values[0][0]) + " MB/s", formatMBps(c.values[1][0]) + " MB/s"},
-		{"Encrypted", formatMBps(c.values[0][1]) + " MB/s", formatMBps(c.values[1][1]) + " MB/s"},
+	// Error bars from each figure's range over the runs (none for runs
+	// made before ranges were reported).
+	rng := func(v, lo, hi float64) (float64, float64, string) {
+		if lo <= 0 || hi < lo {
+			return math.NaN(), math.NaN(), formatMBps(v/mb) + " MB/s"
+		}
+		return lo / mb, hi / mb, formatMBps(v/mb) + " MB/s (" + formatMBps(lo/mb) + " – " + formatMBps(hi/mb) + ")"
 	}
+	rwLo, rwHi, rw := rng(io.Raw.WriteBPS, io.Raw.WriteMinBPS, io.Raw.WriteMaxBPS)
+	ewLo, ewHi, ew := rng(io.Encrypted.WriteBPS, io.Encrypted.WriteMinBPS, io.Encrypted.WriteMaxBPS)
+	rrLo, rrHi, rr := rng(io.Raw.ReadBPS, io.Raw.ReadMinBPS, io.Raw.ReadMaxBPS)
+	erLo, erHi, er := rng(io.Encrypted.ReadBPS, io.Encrypted.ReadMinBPS, io.Encrypted.ReadMaxBPS)
+	c.lo = [][]float64{{rwLo, ewLo}, {rrLo, erLo}}
+	c.hi = [][]float64{{rwHi, ewHi}, {rrHi, erHi}}
+	c.subtitle = r.subtitle(fmt.Sprintf("%s in %s writes, %s, %s through %s", sizeName(io.Size), sizeName(int64(io.BlockSize)), io.Encryption, io.Filesystem, io.Via))
+	t := table{head: []string{"", "Write (fsync), median (min–max)", "Read, median (min–max)"}}
+	t.rows = [][]string{{"Raw", rw, rr}, {"Encrypted", ew, er}}
 	return view{c.svg(), t}
 }
 

@@ -72,7 +72,6 @@ func Compare(runs []*Run) (*Comparison, error) {
 			c.Lo[i][run], c.Hi[i][run] = lo, hi
 		}
 	}
-	set := func(item string, run int, v float64) { setRange(item, run, v, 0, 0) }
 	for ri, r := range runs {
 		switch c.Kind {
 		case KindCiphers:
@@ -88,14 +87,17 @@ func Compare(runs []*Run) (*Comparison, error) {
 		case KindMatrix:
 			c.Metric, c.HigherIsBetter = "Creation speed, "+mbUnit, true
 			for _, x := range r.Matrix {
-				set(x.Hash+" / "+x.Encryption, ri, x.CreateBPS/mb)
+				setRange(x.Hash+" / "+x.Encryption, ri, x.CreateBPS/mb, x.MinCreateBPS/mb, x.MaxCreateBPS/mb)
 			}
 		case KindIO:
 			c.Metric, c.HigherIsBetter = mbUnit, true
-			set("Raw write", ri, r.IO.Raw.WriteBPS/mb)
-			set("Raw read", ri, r.IO.Raw.ReadBPS/mb)
-			set("Encrypted write", ri, r.IO.Encrypted.WriteBPS/mb)
-			set("Encrypted read", ri, r.IO.Encrypted.ReadBPS/mb)
+			for _, p := range []struct {
+				name string
+				s    IOSpeed
+			}{{"Raw", r.IO.Raw}, {"Encrypted", r.IO.Encrypted}} {
+				setRange(p.name+" write", ri, p.s.WriteBPS/mb, p.s.WriteMinBPS/mb, p.s.WriteMaxBPS/mb)
+				setRange(p.name+" read", ri, p.s.ReadBPS/mb, p.s.ReadMinBPS/mb, p.s.ReadMaxBPS/mb)
+			}
 		default:
 			return nil, fmt.Errorf("%w: no comparison for %q results", ErrInput, c.Kind)
 		}

@@ -39,17 +39,29 @@ type Machine struct {
 }
 
 // MatrixCell is one volume of `benchmark matrix`.
+// The Min/Max fields are the ranges over the volumes created per pair
+// (absent, so 0, in the JSON of versions before issue 28).
 type MatrixCell struct {
-	Hash       string  `json:"hash"`
-	Encryption string  `json:"encryption"`
-	CreateBPS  float64 `json:"create_bps"`
-	KDFSeconds float64 `json:"kdf_seconds"`
+	Hash          string  `json:"hash"`
+	Encryption    string  `json:"encryption"`
+	CreateBPS     float64 `json:"create_bps"`
+	KDFSeconds    float64 `json:"kdf_seconds"`
+	MinCreateBPS  float64 `json:"min_create_bps"`
+	MaxCreateBPS  float64 `json:"max_create_bps"`
+	MinKDFSeconds float64 `json:"min_kdf_seconds"`
+	MaxKDFSeconds float64 `json:"max_kdf_seconds"`
 }
 
 // IOSpeed is one pass of `benchmark io`, in bytes per second.
+// The Min/Max fields are the range over the runs (absent, so 0, in the
+// JSON of versions before issue 28, which reported the fastest run).
 type IOSpeed struct {
-	WriteBPS float64 `json:"write_bps"`
-	ReadBPS  float64 `json:"read_bps"`
+	WriteBPS    float64 `json:"write_bps"`
+	ReadBPS     float64 `json:"read_bps"`
+	WriteMinBPS float64 `json:"write_min_bps"`
+	WriteMaxBPS float64 `json:"write_max_bps"`
+	ReadMinBPS  float64 `json:"read_min_bps"`
+	ReadMaxBPS  float64 `json:"read_max_bps"`
 }
 
 // IOResult is what `benchmark io` measured.

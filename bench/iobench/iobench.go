@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 
 	"github.com/cryptvol/cryptvol/ciphers"
 	"github.com/cryptvol/cryptvol/internal/diskio"
@@ -38,17 +39,56 @@ type Options struct {
 	// it, where FUSE is available.
 	Via string
 	// Runs is how many times the raw and the encrypted pass are repeated,
-	// alternately (default 3); the fastest of each counts, so that a disk
-	// shared with other work is measured at its best for both.
+	// alternately (default 3); each figure is the median of its runs,
+	// with their min–max, so that a disk shared with other work shows as
+	// a wide range rather than as a difference between raw and encrypted.
 	Runs int
 	// Progress, if set, is told each phase as it starts.
 	Progress func(phase string)
 }
 
-// Speed is one pass's result, in bytes per second.
+// Speed is one pass's result, in bytes per second: WriteBPS and ReadBPS
+// are medians over the runs (before issue 28: the fastest run), the Min
+// and Max fields their range (0 in the JSON of older versions).
 type Speed struct {
-	WriteBPS float64 `json:"write_bps"`
-	ReadBPS  float64 `json:"read_bps"`
+	WriteBPS    float64 `json:"write_bps"`
+	ReadBPS     float64 `json:"read_bps"`
+	WriteMinBPS float64 `json:"write_min_bps"`
+	WriteMaxBPS float64 `json:"write_max_bps"`
+	ReadMinBPS  float64 `json:"read_min_bps"`
+	ReadMaxBPS  float64 `json:"read_max_bps"`
+}
+
+// speeds collects one pass's runs.
+type speeds struct{ write, read []float64 }
+
+func (s *speeds) add(t Speed) {
+	s.write = append(s.write, t.WriteBPS)
+	s.read = append(s.read, t.ReadBPS)
+}
+
+// summary is the median of the runs with their range.
+func (s *speeds) summary() Speed {
+	var r Speed
+	r.WriteBPS, r.WriteMinBPS, r.WriteMaxBPS = medianRange(s.write)
+	r.ReadBPS, r.ReadMinBPS, r.ReadMaxBPS = medianRange(s.read)
+	return r
+}
+
+// medianRange is the median of xs (the mean of the middle two for an
+// even count) and its min and max; zeros for none.
+func medianRange(xs []float64) (med, lo, hi float64) {
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	med = s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return med, s[0], s[n-1]
 }
 
 // Result is the measurement: the same target written and read raw
@@ -140,6 +180,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		o.Runs = 3
 	}
 	r.Runs = o.Runs
+	var raws, encs, mounts speeds
 	for run := 1; run <= o.Runs; run++ {
 		progress(fmt.Sprintf("run %d/%d, raw", run, o.Runs))
 		raw, err := rawPass(ctx, o, device, blocks)
@@ -152,8 +193,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return r, fmt.Errorf("encrypted pass: %w", err)
 		}
 		r.Filesystem = fsName
-		r.Raw.keepBest(raw)
-		r.Encrypted.keepBest(enc)
+		raws.add(raw)
+		encs.add(enc)
 		if besideMount {
 			progress(fmt.Sprintf("run %d/%d, FUSE mount", run, o.Runs))
 			mo := o
@@ -162,20 +203,17 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			if err != nil {
 				return r, fmt.Errorf("mount pass: %w", err)
 			}
-			if r.Mount == nil {
-				r.Mount = &Speed{}
-			}
-			r.Mount.keepBest(m)
+			mounts.add(m)
 		}
+	}
+	r.Raw, r.Encrypted = raws.summary(), encs.summary()
+	if len(mounts.write) > 0 {
+		m := mounts.summary()
+		r.Mount = &m
 	}
 	r.WriteOverhead = overhead(r.Encrypted.WriteBPS, r.Raw.WriteBPS)
 	r.ReadOverhead = overhead(r.Encrypted.ReadBPS, r.Raw.ReadBPS)
 	return r, nil
-}
-
-func (s *Speed) keepBest(t Speed) {
-	s.WriteBPS = max(s.WriteBPS, t.WriteBPS)
-	s.ReadBPS = max(s.ReadBPS, t.ReadBPS)
 }
 
 func overhead(enc, raw float64) float64 {

@@ -6,8 +6,8 @@
 #
 # DIR (default: $TMPDIR or /tmp) is on the disk to measure; SIZE_MIB
 # (default 256) is written and read per pass; RUNS (default 3) passes of
-# each kind are made and the fastest counts, as `cryptvol benchmark io`
-# does, because a disk shared with other work is noisy.
+# each kind are made and the fastest counts (`cryptvol benchmark io` reports
+# the median with its min–max instead), because a disk shared with other work is noisy.
 #
 # 1. `cryptvol benchmark io`: the same file written (1 MiB writes, fsync)
 #    and read back from the disk, raw and through a FUSE mount of an AES

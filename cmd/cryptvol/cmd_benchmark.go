@@ -102,7 +102,8 @@ without AES instructions, and prints Encryption, Decryption and their
 Mean, fastest first; --algorithms adiantum selects both Adiantum rows.
 Speeds are in TrueCrypt's units (1 MB = 2^20 bytes); --format json and csv
 give bytes per second. Each algorithm runs for --time per direction in
-several samples and the fastest sample counts. The header line names the CPU,
+several samples (7); each figure is their median, with the min–max
+(Range) beside it. The header line names the CPU,
 the platform, whether AES instructions are used and the code path of each
 cipher.
 
@@ -134,8 +135,28 @@ the run's JSON embedded. compare reads runs saved with --format json or
 html, of one kind, and prints one column per run and each run's ratio to
 the first (table, csv, json, svg or html), e.g. a Pi with and without
 turbo, or AES instructions on and off (GODEBUG=cpu.all=off masks them).
+Where a run's figure and the first run's have min–max ranges that overlap,
+compare prints "same" instead of a ratio: each range is what that run's
+own samples spread over, and a difference no larger than the noise
+either run saw is no finding. E.g. AES at 2445 MB/s (1654–3733) and
+4893 MB/s (4258–7566) is 2.00x; Serpent at 302 (231–427) and 468
+(246–577) is "same". (Overlap is the rule rather than "median inside the
+other's range" because it is symmetric: a run compared with itself, or A
+with B and B with A, always read alike.) Runs of older versions that
+report no range get a ratio. The busy-machine warnings of each run are
+repeated on stderr.
 
-The whole run takes a few seconds; a progress line is shown on a terminal.
+Each kind reports medians with their min–max: ciphers and kdf over 7
+samples (at least 5 for a slow cipher), io over --runs, enc over
+--enc-rounds, matrix over --matrix-runs volumes per pair. A warning on
+stderr (and in the JSON's warnings) says when a figure's range exceeds
+10% of its median, or the machine was busy: a load average over half a
+run per core (Linux /proc/loadavg; elsewhere not checked) or CPU time
+stolen by the hypervisor (/proc/stat). A try (an algorithm, a volume, a
+pass) that takes over 2 s names itself on a terminal, and with -v on
+any stderr.
+
+The whole run takes a few seconds (more on a busy machine); a progress line is shown on a terminal.
 
 Examples:
   cryptvol benchmark
@@ -221,8 +242,11 @@ func runBenchCiphers(ctx context.Context, a *app, bf *benchFlags, args []string)
 	}
 	line := newProgressLine(a.stderr, "Benchmarking ciphers")
 	o.Progress = line.update
+	notice := a.newTryNotice()
+	o.Trying = notice.trying
 	r := bench.NewReport(o)
 	r.Ciphers, err = bench.Ciphers(ctx, o)
+	notice.done()
 	line.done()
 	if err != nil {
 		return benchError(err)
@@ -280,9 +304,12 @@ func runBenchKDF(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	}
 	line := newProgressLine(a.stderr, "Benchmarking key derivation")
 	o.Progress = line.update
+	notice := a.newTryNotice()
+	o.Trying = notice.trying
 	r := bench.NewReport(o)
 	r.Buffer = 0
 	r.KDF, err = bench.KDF(ctx, o)
+	notice.done()
 	line.done()
 	if err != nil {
 		return benchError(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cryptvol/cryptvol/archive/archivebench"
+	"github.com/cryptvol/cryptvol/bench"
 )
 
 // `cryptvol benchmark archive`: the comparison behind the archive — many
@@ -43,7 +44,7 @@ func init() {
 			fs.StringVar(&archiveBench.dir, "archive-dir", "", "archive: `DIR` to work in (default: the temporary directory); its disk is what is measured")
 			fs.StringVar(&archiveBench.sizes, "archive-sizes", "1000,100000", "archive: member counts for the append-scaling test (none to skip)")
 			fs.IntVar(&archiveBench.appends, "archive-appends", 15, "archive: appends timed per size")
-			fs.IntVar(&archiveBench.reps, "archive-reps", 5, "archive: repetitions of each read (the fastest counts)")
+			fs.IntVar(&archiveBench.reps, "archive-reps", 5, "archive: repetitions of each read (the median counts, with min–max)")
 		},
 		run: runBenchArchive,
 	})
@@ -97,32 +98,57 @@ func runBenchArchive(ctx context.Context, a *app, bf *benchFlags, args []string)
 	}
 	line := newProgressLine(a.stderr, "Benchmarking the archive")
 	stage := 0
+	notice := a.newTryNotice()
 	o.Progress = func(s string) {
+		notice.trying(s)
 		stage++
 		line.label = "Benchmarking the archive: " + s
 		line.update(stage, stage)
 	}
+	watch := bench.StartWatch()
 	res, err := archivebench.Run(ctx, o)
+	notice.done()
 	line.done()
 	if err != nil {
 		return err
 	}
+	var figs []figure
+	for _, s := range res.Stores {
+		figs = append(figs, figure{s.Store + " add one", s.AddOneSeconds, s.MinAddOneSeconds, s.MaxAddOneSeconds},
+			figure{s.Store + " read all (warm)", s.ReadWarmSeconds, s.MinReadWarmSeconds, s.MaxReadWarmSeconds})
+		if s.ReadColdSeconds != nil && s.MinReadColdSeconds != nil && s.MaxReadColdSeconds != nil {
+			figs = append(figs, figure{s.Store + " read all (cold)", *s.ReadColdSeconds, *s.MinReadColdSeconds, *s.MaxReadColdSeconds})
+		}
+	}
+	for _, s := range res.Scaling {
+		figs = append(figs, figure{fmt.Sprintf("%s append at %d members", s.Store, s.Entries), s.AppendSeconds, s.FastestSeconds, s.SlowestSeconds})
+	}
+	defer warnRun(a, watch, figs)
 	switch bf.format {
 	case "json":
 		return writeJSON(a.stdout, res)
 	case "csv":
 		w := csv.NewWriter(a.stdout)
-		w.Write([]string{"section", "store", "entries", "add_one_seconds", "read_cold_seconds", "read_warm_seconds", "disk_bytes", "apparent_bytes", "append_seconds", "open_seconds"})
-		for _, s := range res.Stores {
-			cold := ""
-			if s.ReadColdSeconds != nil {
-				cold = fmtSec(*s.ReadColdSeconds)
+		// The ranges come after the old columns (medians), which keep
+		// their places.
+		w.Write([]string{"section", "store", "entries", "add_one_seconds", "read_cold_seconds", "read_warm_seconds", "disk_bytes", "apparent_bytes", "append_seconds", "open_seconds",
+			"min_add_one_seconds", "max_add_one_seconds", "min_read_cold_seconds", "max_read_cold_seconds", "min_read_warm_seconds", "max_read_warm_seconds",
+			"min_append_seconds", "max_append_seconds"})
+		opt := func(p *float64) string {
+			if p == nil {
+				return ""
 			}
-			w.Write([]string{"compare", s.Store, strconv.Itoa(res.Files), fmtSec(s.AddOneSeconds), cold, fmtSec(s.ReadWarmSeconds),
-				itoa(s.DiskBytes), itoa(s.ApparentBytes), "", ""})
+			return fmtSec(*p)
+		}
+		for _, s := range res.Stores {
+			w.Write([]string{"compare", s.Store, strconv.Itoa(res.Files), fmtSec(s.AddOneSeconds), opt(s.ReadColdSeconds), fmtSec(s.ReadWarmSeconds),
+				itoa(s.DiskBytes), itoa(s.ApparentBytes), "", "",
+				fmtSec(s.MinAddOneSeconds), fmtSec(s.MaxAddOneSeconds), opt(s.MinReadColdSeconds), opt(s.MaxReadColdSeconds),
+				fmtSec(s.MinReadWarmSeconds), fmtSec(s.MaxReadWarmSeconds), "", ""})
 		}
 		for _, s := range res.Scaling {
-			w.Write([]string{"scaling", s.Store, strconv.Itoa(s.Entries), "", "", "", "", "", fmtSec(s.AppendSeconds), fmtSec(s.OpenSeconds)})
+			w.Write([]string{"scaling", s.Store, strconv.Itoa(s.Entries), "", "", "", "", "", fmtSec(s.AppendSeconds), fmtSec(s.OpenSeconds),
+				"", "", "", "", "", "", fmtSec(s.FastestSeconds), fmtSec(s.SlowestSeconds)})
 		}
 		w.Flush()
 		return w.Error()
@@ -150,7 +176,7 @@ func printArchiveBench(a *app, r *archivebench.Result) {
 	if r.Content == "random" {
 		what = "random bytes, which zip stores"
 	}
-	fmt.Fprintf(w, "%d files of %s to %s (%s in all; %s), in %s; fastest of %d reads, median of the adds\n",
+	fmt.Fprintf(w, "%d files of %s to %s (%s in all; %s), in %s; medians of %d reads and of the adds (min–max below)\n",
 		r.Files, humanSize(int64(r.MinSize)), humanSize(int64(r.MaxSize)), humanSize(r.TotalBytes), what, r.Dir, r.Reps)
 	fmt.Fprintln(w, "Adding one file syncs it (zip: rewrites the zip). Reading opens the store and reads every file, one core each, except")
 	fmt.Fprintf(w, "archive: Walk decrypting on %d core(s); archive-1core: Walk on one; archive-1by1: ReadFile per member (one read each).\n", r.Threads)
@@ -166,6 +192,15 @@ func printArchiveBench(a *app, r *archivebench.Result) {
 			cold = fmtDur(*s.ReadColdSeconds)
 		}
 		fmt.Fprintf(w, "%-12s  %12s  %16s  %16s  %16s\n", s.Store, fmtDur(s.AddOneSeconds), cold, fmtDur(s.ReadWarmSeconds), humanSize(s.DiskBytes))
+	}
+	fmt.Fprintf(w, "\n%-12s  %23s  %23s  %23s\n", "min–max", "add one", "read all (cold)", "read all (warm)")
+	span := func(lo, hi float64) string { return fmtDur(lo) + " – " + fmtDur(hi) }
+	for _, s := range r.Stores {
+		cold := "n/a"
+		if s.MinReadColdSeconds != nil && s.MaxReadColdSeconds != nil {
+			cold = span(*s.MinReadColdSeconds, *s.MaxReadColdSeconds)
+		}
+		fmt.Fprintf(w, "%-12s  %23s  %23s  %23s\n", s.Store, span(s.MinAddOneSeconds, s.MaxAddOneSeconds), cold, span(s.MinReadWarmSeconds, s.MaxReadWarmSeconds))
 	}
 	ar := r.Store("archive")
 	fmt.Fprintln(w)

@@ -108,6 +108,7 @@ func runBenchCompare(ctx context.Context, a *app, bf *benchFlags, args []string)
 	if err != nil {
 		return usageError(err)
 	}
+	warnBusyRuns(a, c)
 	head, rows := c.Table()
 	switch bf.format {
 	case "svg":
@@ -192,4 +193,24 @@ func finite(v float64) *float64 {
 		return nil
 	}
 	return &v
+}
+
+// warnBusyRuns repeats, on stderr, the busy-machine warnings a run's JSON
+// carries (load average, CPU steal): a ratio outside the spread between
+// runs made under different loads says more about the load than about
+// the code, and the reader of a comparison should know.
+func warnBusyRuns(a *app, c *chart.Comparison) {
+	for i, r := range c.Runs {
+		var rep struct {
+			Warnings []string `json:"warnings"`
+		}
+		if json.Unmarshal(r.JSON, &rep) != nil {
+			continue
+		}
+		for _, w := range rep.Warnings {
+			if strings.HasPrefix(w, "the machine was busy") || strings.HasPrefix(w, "the hypervisor") {
+				a.warnf("%s: %s", c.Labels[i], w)
+			}
+		}
+	}
 }

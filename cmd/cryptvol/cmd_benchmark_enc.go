@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cryptvol/cryptvol/bench"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/opensslenc/encbench"
 )
@@ -28,7 +29,7 @@ func init() {
 				fs.BoolVar(&encBenchFlags.vsOpenSSL, "vs-openssl", false, "enc: also run `openssl enc` on the same data and print the ratio")
 			}
 			if fs.Lookup("enc-rounds") == nil {
-				fs.IntVar(&encBenchFlags.rounds, "enc-rounds", 3, "enc: runs per figure, the best kept")
+				fs.IntVar(&encBenchFlags.rounds, "enc-rounds", 3, "enc: runs per figure; each figure is their median, with min–max")
 			}
 		},
 		run: runBenchEnc,
@@ -69,6 +70,7 @@ func runBenchEnc(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	}
 	line := newProgressLine(a.stderr, "Benchmarking enc")
 	o.Progress = line.update
+	watch := bench.StartWatch()
 	r, err := encbench.Run(ctx, o)
 	line.done()
 	if err != nil {
@@ -77,16 +79,25 @@ func runBenchEnc(ctx context.Context, a *app, bf *benchFlags, args []string) err
 		}
 		return encError(err)
 	}
+	var figs []figure
+	for _, c := range r.Results {
+		figs = append(figs, figure{c.Cipher + " encryption", c.EncryptBPS, c.EncryptMinBPS, c.EncryptMaxBPS},
+			figure{c.Cipher + " decryption", c.DecryptBPS, c.DecryptMinBPS, c.DecryptMaxBPS})
+	}
+	defer warnRun(a, watch, figs)
 	switch bf.format {
 	case "json":
 		return writeJSON(a.stdout, r)
 	case "csv":
 		w := csv.NewWriter(a.stdout)
-		w.Write([]string{"cipher", "program", "encrypt_bps", "decrypt_bps"})
+		// The range columns come after the old ones.
+		w.Write([]string{"cipher", "program", "encrypt_bps", "decrypt_bps", "encrypt_min_bps", "encrypt_max_bps", "decrypt_min_bps", "decrypt_max_bps"})
 		for _, c := range r.Results {
-			w.Write([]string{c.Cipher, "cryptvol", encBPS(c.EncryptBPS), encBPS(c.DecryptBPS)})
+			w.Write([]string{c.Cipher, "cryptvol", encBPS(c.EncryptBPS), encBPS(c.DecryptBPS),
+				encBPS(c.EncryptMinBPS), encBPS(c.EncryptMaxBPS), encBPS(c.DecryptMinBPS), encBPS(c.DecryptMaxBPS)})
 			if o.VsOpenSSL {
-				w.Write([]string{c.Cipher, "openssl", encBPS(c.OpenSSLEncryptBPS), encBPS(c.OpenSSLDecryptBPS)})
+				w.Write([]string{c.Cipher, "openssl", encBPS(c.OpenSSLEncryptBPS), encBPS(c.OpenSSLDecryptBPS),
+					encBPS(c.OpenSSLEncryptMinBPS), encBPS(c.OpenSSLEncryptMaxBPS), encBPS(c.OpenSSLDecryptMinBPS), encBPS(c.OpenSSLDecryptMaxBPS)})
 			}
 		}
 		w.Flush()
@@ -96,7 +107,7 @@ func runBenchEnc(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	if !r.CPUTime {
 		clock = "per wall-clock second (no CPU clock here)"
 	}
-	fmt.Fprintf(a.stdout, "enc: %s of random data, file to the null device, raw -K/-iv keys; best of %d; %s; 1 MB = 2^20 bytes\n",
+	fmt.Fprintf(a.stdout, "enc: %s of random data, file to the null device, raw -K/-iv keys; medians of %d rounds (min–max); %s; 1 MB = 2^20 bytes\n",
 		humanSize(r.Size), r.Rounds, clock)
 	if o.VsOpenSSL {
 		fmt.Fprintf(a.stdout, "openssl: %s; its start-up (an empty run with the same options) is subtracted\n", r.OpenSSL)
@@ -107,13 +118,16 @@ func runBenchEnc(ctx context.Context, a *app, bf *benchFlags, args []string) err
 		width = max(width, len(c.Cipher))
 	}
 	rate := func(bps float64) string { return progress.FormatRate(bps) + "/s" }
-	fmt.Fprintf(a.stdout, "%-*s  %-8s  %12s  %12s\n", width, "Cipher", "Program", "Encryption", "Decryption")
+	span := func(lo, hi float64) string {
+		return "(" + progress.FormatRate(lo) + " – " + progress.FormatRate(hi) + ")"
+	}
+	fmt.Fprintf(a.stdout, "%-*s  %-8s  %12s %-19s  %12s\n", width, "Cipher", "Program", "Encryption", "", "Decryption")
 	for _, c := range r.Results {
-		fmt.Fprintf(a.stdout, "%-*s  %-8s  %12s  %12s\n", width, c.Cipher, "cryptvol", rate(c.EncryptBPS), rate(c.DecryptBPS))
+		fmt.Fprintf(a.stdout, "%-*s  %-8s  %12s %-19s  %12s %s\n", width, c.Cipher, "cryptvol", rate(c.EncryptBPS), span(c.EncryptMinBPS, c.EncryptMaxBPS), rate(c.DecryptBPS), span(c.DecryptMinBPS, c.DecryptMaxBPS))
 		if o.VsOpenSSL {
-			fmt.Fprintf(a.stdout, "%-*s  %-8s  %12s  %12s\n", width, "", "openssl", rate(c.OpenSSLEncryptBPS), rate(c.OpenSSLDecryptBPS))
-			fmt.Fprintf(a.stdout, "%-*s  %-8s  %11.2fx  %11.2fx\n", width, "", "ratio",
-				c.EncryptBPS/c.OpenSSLEncryptBPS, c.DecryptBPS/c.OpenSSLDecryptBPS)
+			fmt.Fprintf(a.stdout, "%-*s  %-8s  %12s %-19s  %12s %s\n", width, "", "openssl", rate(c.OpenSSLEncryptBPS), span(c.OpenSSLEncryptMinBPS, c.OpenSSLEncryptMaxBPS), rate(c.OpenSSLDecryptBPS), span(c.OpenSSLDecryptMinBPS, c.OpenSSLDecryptMaxBPS))
+			fmt.Fprintf(a.stdout, "%-*s  %-8s  %11.2fx %-19s  %11.2fx\n", width, "", "ratio",
+				c.EncryptBPS/c.OpenSSLEncryptBPS, "", c.DecryptBPS/c.OpenSSLDecryptBPS)
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cryptvol/cryptvol/bench"
 	"github.com/cryptvol/cryptvol/bench/iobench"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/mount"
@@ -41,7 +42,7 @@ func addBenchIOFlags(fs *pflag.FlagSet) {
 		fs.String("via", "mount", "io: encrypted pass through a FUSE mount (mount), the Go API (api), or WebDAV (webdav) or NFSv3 (nfs) on loopback beside the FUSE mount")
 	}
 	if fs.Lookup("runs") == nil {
-		fs.Int("runs", 3, "io: raw and encrypted passes, alternately; the fastest of each counts")
+		fs.Int("runs", 3, "io: raw and encrypted passes, alternately; each figure is their median, with min–max")
 	}
 	if fs.Lookup("force") == nil {
 		fs.Bool("force", false, "io: overwrite an existing file or a block device")
@@ -106,11 +107,18 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		}
 	}
 	line := newProgressLine(a.stderr, "Benchmarking I/O")
+	notice := a.newTryNotice()
 	o := iobench.Options{
 		Target: target, Size: size, BlockSize: int(bs), Encryption: flagValue(bf.fs, "encryption", "AES"), Via: via, Runs: runs,
-		Progress: func(phase string) { line.label = "Benchmarking I/O: " + phase; line.update(0, 1) },
+		Progress: func(phase string) {
+			notice.trying(phase)
+			line.label = "Benchmarking I/O: " + phase
+			line.update(0, 1)
+		},
 	}
+	watch := bench.StartWatch()
 	r, err := iobench.Run(ctx, o)
+	notice.done()
 	line.done()
 	if err != nil {
 		if errors.Is(err, iobench.ErrOptions) {
@@ -118,6 +126,16 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		}
 		return err
 	}
+	var figs []figure
+	pass := func(name string, s iobench.Speed) {
+		figs = append(figs, figure{name + " write", s.WriteBPS, s.WriteMinBPS, s.WriteMaxBPS}, figure{name + " read", s.ReadBPS, s.ReadMinBPS, s.ReadMaxBPS})
+	}
+	pass("Raw", r.Raw)
+	pass("Encrypted", r.Encrypted)
+	if r.Mount != nil {
+		pass("FUSE mount", *r.Mount)
+	}
+	defer warnRun(a, watch, figs)
 	switch bf.format {
 	case "svg", "html":
 		return writeChart(a, bf.format, r)
@@ -125,13 +143,18 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 		return writeJSON(a.stdout, r)
 	case "csv":
 		w := csv.NewWriter(a.stdout)
-		w.Write([]string{"pass", "write_bps", "read_bps"})
-		w.Write([]string{"raw", ftoa(r.Raw.WriteBPS), ftoa(r.Raw.ReadBPS)})
-		w.Write([]string{"encrypted", ftoa(r.Encrypted.WriteBPS), ftoa(r.Encrypted.ReadBPS)})
-		if r.Mount != nil {
-			w.Write([]string{"mount", ftoa(r.Mount.WriteBPS), ftoa(r.Mount.ReadBPS)})
+		// The range columns come last: older readers of the first three
+		// keep working.
+		w.Write([]string{"pass", "write_bps", "read_bps", "write_min_bps", "write_max_bps", "read_min_bps", "read_max_bps"})
+		row := func(name string, s iobench.Speed) {
+			w.Write([]string{name, ftoa(s.WriteBPS), ftoa(s.ReadBPS), ftoa(s.WriteMinBPS), ftoa(s.WriteMaxBPS), ftoa(s.ReadMinBPS), ftoa(s.ReadMaxBPS)})
 		}
-		w.Write([]string{"overhead_percent", ftoa(r.WriteOverhead), ftoa(r.ReadOverhead)})
+		row("raw", r.Raw)
+		row("encrypted", r.Encrypted)
+		if r.Mount != nil {
+			row("mount", *r.Mount)
+		}
+		w.Write([]string{"overhead_percent", ftoa(r.WriteOverhead), ftoa(r.ReadOverhead), "", "", "", ""})
 		w.Flush()
 		return w.Error()
 	}
@@ -147,14 +170,20 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 	if r.Mount != nil {
 		how += "; beside it the FUSE mount"
 	}
-	fmt.Fprintf(a.stdout, "Target: %s (%s); %s per pass in %s writes then fsync, read back from the disk; best of %d runs\n",
+	fmt.Fprintf(a.stdout, "Target: %s (%s); %s per pass in %s writes then fsync, read back from the disk; medians of %d runs (min–max)\n",
 		r.Target, r.TargetKind, humanSize(r.Size), humanSize(int64(r.BlockSize)), r.Runs)
 	fmt.Fprintf(a.stdout, "Encrypted: VeraCrypt volume, %s (XTS), %s, through %s; 1 MB = 2^20 bytes\n\n",
 		r.Encryption, r.Filesystem, how)
 	rate := func(bps float64) string { return progress.FormatRate(bps) + "/s" }
 	pct := func(p float64) string { return strconv.FormatFloat(p, 'f', 0, 64) + "%" }
-	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", "", "Write (fsync)", "Read")
-	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", "Raw", rate(r.Raw.WriteBPS), rate(r.Raw.ReadBPS))
+	span := func(lo, hi float64) string {
+		return "(" + progress.FormatRate(lo) + " – " + progress.FormatRate(hi) + ")"
+	}
+	line3 := func(name string, s iobench.Speed) {
+		fmt.Fprintf(a.stdout, "%-10s  %14s %-19s  %14s %s\n", name, rate(s.WriteBPS), span(s.WriteMinBPS, s.WriteMaxBPS), rate(s.ReadBPS), span(s.ReadMinBPS, s.ReadMaxBPS))
+	}
+	fmt.Fprintf(a.stdout, "%-10s  %14s %-19s  %14s\n", "", "Write (fsync)", "", "Read")
+	line3("Raw", r.Raw)
 	encName := "Encrypted"
 	switch r.Via {
 	case "webdav":
@@ -162,11 +191,11 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 	case "nfs":
 		encName = "NFS"
 	}
-	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", encName, rate(r.Encrypted.WriteBPS), rate(r.Encrypted.ReadBPS))
+	line3(encName, r.Encrypted)
 	if r.Mount != nil {
-		fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", "FUSE mount", rate(r.Mount.WriteBPS), rate(r.Mount.ReadBPS))
+		line3("FUSE mount", *r.Mount)
 	}
-	fmt.Fprintf(a.stdout, "%-10s  %14s  %14s\n", "Overhead", pct(r.WriteOverhead), pct(r.ReadOverhead))
+	fmt.Fprintf(a.stdout, "%-10s  %14s %-19s  %14s\n", "Overhead", pct(r.WriteOverhead), "", pct(r.ReadOverhead))
 	return nil
 }
 

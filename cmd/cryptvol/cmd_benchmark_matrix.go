@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/cryptvol/cryptvol/bench"
 	"github.com/cryptvol/cryptvol/ciphers"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/volume"
@@ -23,6 +25,7 @@ var matrixFlags struct {
 	encryptions []string
 	dir         string
 	truecrypt   bool
+	runs        int
 }
 
 func init() {
@@ -33,17 +36,59 @@ func init() {
 			fs.StringSliceVar(&matrixFlags.encryptions, "encryptions", nil, "matrix: only these ciphers/cascades (default: all 15)")
 			fs.StringVar(&matrixFlags.dir, "dir", "", "matrix: where to create the volumes (default: the temporary directory)")
 			fs.BoolVar(&matrixFlags.truecrypt, "truecrypt", false, "matrix: TrueCrypt format (its PRFs and ciphers only)")
+			fs.IntVar(&matrixFlags.runs, "matrix-runs", 3, "matrix: volumes created per pair; each figure is their median, with min–max")
 		},
 		run: runBenchMatrix,
 	})
 }
 
-// matrixRow is one created volume.
+// matrixRow is one hash x encryption pair: the medians over the volumes
+// created (before issue 28, one volume), and their ranges (fields added
+// after the first four, which keep their names).
 type matrixRow struct {
-	Hash       string  `json:"hash"`
-	Encryption string  `json:"encryption"`
-	CreateBPS  float64 `json:"create_bps"`
-	KDFSeconds float64 `json:"kdf_seconds"`
+	Hash          string  `json:"hash"`
+	Encryption    string  `json:"encryption"`
+	CreateBPS     float64 `json:"create_bps"`
+	KDFSeconds    float64 `json:"kdf_seconds"`
+	MinCreateBPS  float64 `json:"min_create_bps"`
+	MaxCreateBPS  float64 `json:"max_create_bps"`
+	MinKDFSeconds float64 `json:"min_kdf_seconds"`
+	MaxKDFSeconds float64 `json:"max_kdf_seconds"`
+	Samples       int     `json:"samples"`
+}
+
+// medianRange is the median of xs (the mean of the middle two for an
+// even count) with the min and max.
+func medianRange(xs []float64) (med, lo, hi float64) {
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	med = s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return med, s[0], s[n-1]
+}
+
+// matrixPair creates runs volumes of one pair and sums them up.
+func matrixPair(ctx context.Context, path string, size int64, hash, enc string, pim, runs int) (matrixRow, error) {
+	var rates, kdfs []float64
+	var row matrixRow
+	for range runs {
+		one, err := matrixOne(ctx, path, size, hash, enc, pim)
+		if err != nil {
+			return matrixRow{}, err
+		}
+		row.Hash, row.Encryption = one.Hash, one.Encryption
+		rates, kdfs = append(rates, one.CreateBPS), append(kdfs, one.KDFSeconds)
+	}
+	row.CreateBPS, row.MinCreateBPS, row.MaxCreateBPS = medianRange(rates)
+	row.KDFSeconds, row.MinKDFSeconds, row.MaxKDFSeconds = medianRange(kdfs)
+	row.Samples = runs
+	return row, nil
 }
 
 // The seed study: a script created a 10 MB TrueCrypt volume for every hash x
@@ -57,6 +102,9 @@ func runBenchMatrix(ctx context.Context, a *app, bf *benchFlags, args []string) 
 	case "table", "csv", "json", "svg", "html":
 	default:
 		return formatError(bf.format, true)
+	}
+	if matrixFlags.runs < 1 || matrixFlags.runs > 100 {
+		return usageError(fmt.Errorf("--matrix-runs %d: want 1 to 100", matrixFlags.runs))
 	}
 	sizeStr := bf.size
 	if sizeStr == "" {
@@ -87,23 +135,33 @@ func runBenchMatrix(ctx context.Context, a *app, bf *benchFlags, args []string) 
 		return err
 	}
 	defer os.RemoveAll(dir)
-	total := int64(len(hashes) * len(encs))
+	total := int64(len(hashes) * len(encs) * matrixFlags.runs)
 	bar := progress.New(a.stderr, "Creating volumes", total, a.showProgress())
 	var rows []matrixRow
+	watch := bench.StartWatch()
+	notice := a.newTryNotice()
+	defer notice.done()
 	for _, h := range hashes {
 		for _, e := range encs {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			row, err := matrixOne(ctx, filepath.Join(dir, "v.hc"), size, h, e, bf.pim)
+			notice.trying(h + " / " + e)
+			row, err := matrixPair(ctx, filepath.Join(dir, "v.hc"), size, h, e, bf.pim, matrixFlags.runs)
 			if err != nil {
 				return createError(fmt.Errorf("%s / %s: %w", h, e, err))
 			}
 			rows = append(rows, row)
-			bar.Add(1)
+			bar.Add(int64(matrixFlags.runs))
 		}
 	}
+	notice.done()
 	bar.Finish()
+	var figs []figure
+	for _, r := range rows {
+		figs = append(figs, figure{r.Hash + " / " + r.Encryption + " creation", r.CreateBPS, r.MinCreateBPS, r.MaxCreateBPS})
+	}
+	defer warnRun(a, watch, figs)
 	result := struct {
 		Size    int64       `json:"size"`
 		PIM     int         `json:"pim"`
@@ -116,17 +174,21 @@ func runBenchMatrix(ctx context.Context, a *app, bf *benchFlags, args []string) 
 		return writeJSON(a.stdout, result)
 	case "csv":
 		w := csv.NewWriter(a.stdout)
-		w.Write([]string{"hash", "encryption", "create_bps", "kdf_seconds"})
+		w.Write([]string{"hash", "encryption", "create_bps", "kdf_seconds", "min_create_bps", "max_create_bps", "min_kdf_seconds", "max_kdf_seconds", "samples"})
 		for _, r := range rows {
-			w.Write([]string{r.Hash, r.Encryption, strconv.FormatFloat(r.CreateBPS, 'f', 0, 64), strconv.FormatFloat(r.KDFSeconds, 'f', 4, 64)})
+			w.Write([]string{r.Hash, r.Encryption, strconv.FormatFloat(r.CreateBPS, 'f', 0, 64), strconv.FormatFloat(r.KDFSeconds, 'f', 4, 64),
+				strconv.FormatFloat(r.MinCreateBPS, 'f', 0, 64), strconv.FormatFloat(r.MaxCreateBPS, 'f', 0, 64),
+				strconv.FormatFloat(r.MinKDFSeconds, 'f', 4, 64), strconv.FormatFloat(r.MaxKDFSeconds, 'f', 4, 64), strconv.Itoa(r.Samples)})
 		}
 		w.Flush()
 		return w.Error()
 	}
-	fmt.Fprintf(a.stdout, "Volume creation, %s volumes of %s (PIM %d)\n\n", map[bool]string{true: "TrueCrypt", false: "VeraCrypt"}[matrixFlags.truecrypt], humanSize(size), bf.pim)
-	fmt.Fprintf(a.stdout, "%-12s %-28s %14s %12s\n", "Hash", "Encryption", "Create speed", "Header KDF")
+	fmt.Fprintf(a.stdout, "Volume creation, %s volumes of %s (PIM %d); medians of %d volumes per pair (min–max)\n\n",
+		map[bool]string{true: "TrueCrypt", false: "VeraCrypt"}[matrixFlags.truecrypt], humanSize(size), bf.pim, matrixFlags.runs)
+	fmt.Fprintf(a.stdout, "%-12s %-28s %14s %-19s %12s\n", "Hash", "Encryption", "Create speed", "", "Header KDF")
 	for _, r := range rows {
-		fmt.Fprintf(a.stdout, "%-12s %-28s %12s/s %10.3f s\n", r.Hash, r.Encryption, progress.FormatRate(r.CreateBPS), r.KDFSeconds)
+		fmt.Fprintf(a.stdout, "%-12s %-28s %12s/s %-19s %10.3f s (%.3f – %.3f)\n", r.Hash, r.Encryption, progress.FormatRate(r.CreateBPS),
+			"("+progress.FormatRate(r.MinCreateBPS)+" – "+progress.FormatRate(r.MaxCreateBPS)+")", r.KDFSeconds, r.MinKDFSeconds, r.MaxKDFSeconds)
 	}
 	return nil
 }

@@ -11,8 +11,8 @@
 // (its CPU time across all threads); openssl is a child process whose
 // CPU time comes from wait4, minus the CPU time of an openssl run on empty
 // input with the same arguments (its start-up: loading providers and
-// self-tests), so only the encryption is compared. Each figure is the best
-// of several rounds.
+// self-tests), so only the encryption is compared. Each figure is the
+// median of several rounds, with their min–max.
 package encbench
 
 import (
@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/cryptvol/cryptvol/internal/cputime"
@@ -47,7 +48,7 @@ type Options struct {
 	// VsOpenSSL also runs the openssl binary (OpenSSL, default "openssl").
 	VsOpenSSL bool
 	OpenSSL   string
-	// Rounds per figure, the best kept; 0 means 3.
+	// Rounds per figure (the median reported, with the range); 0 means 3.
 	Rounds int
 	// Dir holds the temporary data files; "" means os.TempDir().
 	Dir string
@@ -66,6 +67,33 @@ type Result struct {
 	// OpenSSLStartup is the CPU seconds of openssl's empty run, which
 	// were subtracted from its figures.
 	OpenSSLStartup float64 `json:"openssl_startup_seconds,omitempty"`
+	// The four speeds above are medians over the rounds (before issue 28:
+	// the best round); these are their ranges, the slowest and fastest
+	// round (0 where not measured).
+	EncryptMinBPS        float64 `json:"encrypt_min_bps"`
+	EncryptMaxBPS        float64 `json:"encrypt_max_bps"`
+	DecryptMinBPS        float64 `json:"decrypt_min_bps"`
+	DecryptMaxBPS        float64 `json:"decrypt_max_bps"`
+	OpenSSLEncryptMinBPS float64 `json:"openssl_encrypt_min_bps,omitempty"`
+	OpenSSLEncryptMaxBPS float64 `json:"openssl_encrypt_max_bps,omitempty"`
+	OpenSSLDecryptMinBPS float64 `json:"openssl_decrypt_min_bps,omitempty"`
+	OpenSSLDecryptMaxBPS float64 `json:"openssl_decrypt_max_bps,omitempty"`
+}
+
+// medianRange is the median of xs (the mean of the middle two for an even
+// count) with the min and max.
+func medianRange(xs []float64) (med, lo, hi float64) {
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	med = s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return med, s[0], s[n-1]
 }
 
 // Report is the whole run.
@@ -158,18 +186,18 @@ func measureCipher(ctx context.Context, o Options, c *opensslenc.Cipher, dir, pl
 		if decrypt {
 			in = sealed
 		}
-		best := 0.0
+		var rates []float64
 		for range o.Rounds {
 			s, err := timeOurs(ctx, p, decrypt, in)
 			if err != nil {
 				return res, err
 			}
-			best = max(best, float64(o.Size)/s)
+			rates = append(rates, float64(o.Size)/s)
 		}
 		if decrypt {
-			res.DecryptBPS = best
+			res.DecryptBPS, res.DecryptMinBPS, res.DecryptMaxBPS = medianRange(rates)
 		} else {
-			res.EncryptBPS = best
+			res.EncryptBPS, res.EncryptMinBPS, res.EncryptMaxBPS = medianRange(rates)
 		}
 	}
 	if !o.VsOpenSSL {
@@ -198,7 +226,7 @@ func measureCipher(ctx context.Context, o Options, c *opensslenc.Cipher, dir, pl
 		if decrypt {
 			a = append(append([]string(nil), args...), "-d", "-in", sealed, "-out", os.DevNull)
 		}
-		best := 0.0
+		var rates []float64
 		for range o.Rounds {
 			s, err := timeOpenSSL(ctx, o.OpenSSL, a)
 			if err != nil {
@@ -206,12 +234,12 @@ func measureCipher(ctx context.Context, o Options, c *opensslenc.Cipher, dir, pl
 			}
 			// A run cannot take less than the start-up it includes; keep
 			// at least a microsecond so a tiny size gives a figure.
-			best = max(best, float64(o.Size)/max(s-startup, 1e-6))
+			rates = append(rates, float64(o.Size)/max(s-startup, 1e-6))
 		}
 		if decrypt {
-			res.OpenSSLDecryptBPS = best
+			res.OpenSSLDecryptBPS, res.OpenSSLDecryptMinBPS, res.OpenSSLDecryptMaxBPS = medianRange(rates)
 		} else {
-			res.OpenSSLEncryptBPS = best
+			res.OpenSSLEncryptBPS, res.OpenSSLEncryptMinBPS, res.OpenSSLEncryptMaxBPS = medianRange(rates)
 		}
 	}
 	return res, nil
