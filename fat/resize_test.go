@@ -34,9 +34,11 @@ func TestGrowShrinkCrashStates(t *testing.T) {
 				t.Fatal(err)
 			}
 			least := fsys.UsedEnd() + int64(fsys.g.clusterSize)
-			if c.typ == FAT16 {
-				// FAT16's fewest clusters.
+			switch c.typ { // the type's fewest clusters
+			case FAT16:
 				least = max(least, fsys.g.dataOffset+(fat12MaxClusters+1)*int64(fsys.g.clusterSize))
+			case FAT32:
+				least = max(least, fsys.g.dataOffset+(fat16MaxClusters+1)*int64(fsys.g.clusterSize))
 			}
 			fsys.Close()
 			shrunk := exploreResize(t, base, files, fsckErr == nil, func(d Device) (int64, error) { return Shrink(d, room, least) })

@@ -49,10 +49,12 @@ func Shrink(dev Device, size, newSize int64) (int64, error) {
 	if end := g.clusterOffset(uint32(clusters) + 2); usedEnd > end {
 		return 0, fmt.Errorf("%w to %d bytes: clusters up to byte %d are in use", ErrCannotShrink, newTotal*bps, usedEnd)
 	}
-	if g.typ != FAT32 {
-		if t := typeOf(clusters); t != g.typ {
-			return 0, fmt.Errorf("%w to %d bytes: %d clusters would make this %s volume %s", ErrCannotShrink, newTotal*bps, clusters, g.typ, t)
-		}
+	if t := typeOf(clusters); t != g.typ && (g.typ != FAT32 || typeOf(int64(g.clusterCount)) == FAT32) {
+		// Windows tells the type from the cluster count alone: a FAT32
+		// volume with too few clusters for FAT32 is one it misreads (a
+		// FAT32 made that small by mkfs.fat -F 32 already is, and may
+		// shrink further).
+		return 0, fmt.Errorf("%w to %d bytes: %d clusters would make this %s volume %s", ErrCannotShrink, newTotal*bps, clusters, g.typ, t)
 	}
 	removed := int64(g.clusterCount) - clusters
 	boot := make([]byte, bps)

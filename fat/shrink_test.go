@@ -83,3 +83,43 @@ func TestShrinkRefuses(t *testing.T) {
 		t.Fatal("a refused shrink changed the image")
 	}
 }
+
+// TestShrinkKeepsFAT32ClusterCount: Windows takes a FAT32 volume with
+// fewer than 65,525 clusters for FAT16, so a shrink of a FAT32 volume
+// above that count to below it is refused, unchanged; one made that small
+// (mkfs.fat -F 32 of 64 MiB with 1 KiB clusters, then 512-byte) shrinks
+// as asked.
+func TestShrinkKeepsFAT32ClusterCount(t *testing.T) {
+	needTools(t, "mkfs.fat", "fsck.fat")
+	p, f := image(t, 80<<20)
+	if out, err := runTool(t, nil, "mkfs.fat", "-F", "32", "-s", "2", "-S", "512", p); err != nil {
+		t.Fatalf("mkfs.fat: %v\n%s", err, out)
+	}
+	fs := mustOpen(t, f, 80<<20)
+	if n := fs.g.clusterCount; n <= fat16MaxClusters {
+		t.Fatalf("mkfs.fat made %d clusters, want a FAT32 count", n)
+	}
+	fs.Close()
+	before, _ := os.ReadFile(p)
+	_, err := Shrink(f, 80<<20, 40<<20)
+	if !errors.Is(err, ErrCannotShrink) {
+		t.Fatalf("FAT32 to a FAT16 cluster count: %v", err)
+	}
+	if after, _ := os.ReadFile(p); !bytes.Equal(after, before) {
+		t.Fatal("a refused shrink changed the image")
+	}
+	t.Log(err)
+	if _, err := Shrink(f, 80<<20, 72<<20); err != nil {
+		t.Fatalf("a shrink that keeps a FAT32 count: %v", err)
+	}
+	fsckClean(t, p)
+
+	p2, f2 := image(t, 64<<20)
+	if out, err := runTool(t, nil, "mkfs.fat", "-F", "32", "-s", "2", "-S", "512", p2); err != nil {
+		t.Fatalf("mkfs.fat: %v\n%s", err, out)
+	}
+	if got, err := Shrink(f2, 64<<20, 48<<20); err != nil || got > 48<<20 {
+		t.Fatalf("a FAT32 already below the FAT32 count: %d, %v", got, err)
+	}
+	fsckClean(t, p2)
+}
