@@ -3,8 +3,9 @@ package bench
 import (
 	"context"
 	"math"
-	"sort"
 	"time"
+
+	"github.com/cryptvol/cryptvol/internal/stats"
 )
 
 // samplesPerRun is how many samples MinTime is split into. A figure is
@@ -42,14 +43,8 @@ func (s Spread) Rel() float64 {
 
 // spreadOf summarises per-call times (not empty).
 func spreadOf(ts []float64) Spread {
-	s := append([]float64(nil), ts...)
-	sort.Float64s(s)
-	n := len(s)
-	med := s[n/2]
-	if n%2 == 0 {
-		med = (s[n/2-1] + s[n/2]) / 2
-	}
-	return Spread{Median: max(med, 1e-12), Min: max(s[0], 1e-12), Max: max(s[n-1], 1e-12), N: n}
+	med, lo, hi := stats.MedianRange(ts)
+	return Spread{Median: max(med, 1e-12), Min: max(lo, 1e-12), Max: max(hi, 1e-12), N: len(ts)}
 }
 
 // measure runs op repeatedly for about minTime and returns the time in

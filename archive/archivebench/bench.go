@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/cryptvol/cryptvol/archive"
+	"github.com/cryptvol/cryptvol/internal/stats"
 )
 
 // Options say what to measure. Zero values take the defaults.
@@ -323,9 +324,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	for i := range stores {
 		st := &res.Stores[i]
-		st.ReadWarmSeconds, st.MinReadWarmSeconds, st.MaxReadWarmSeconds = median(warm[i]), slices.Min(warm[i]), slices.Max(warm[i])
+		st.ReadWarmSeconds, st.MinReadWarmSeconds, st.MaxReadWarmSeconds = medianOf(warm[i]), slices.Min(warm[i]), slices.Max(warm[i])
 		if coldOK {
-			v, lo, hi := median(cold[i]), slices.Min(cold[i]), slices.Max(cold[i])
+			v, lo, hi := medianOf(cold[i]), slices.Min(cold[i]), slices.Max(cold[i])
 			st.ReadColdSeconds, st.MinReadColdSeconds, st.MaxReadColdSeconds = &v, &lo, &hi
 		}
 	}
@@ -341,7 +342,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 			ts = append(ts, time.Since(t0).Seconds())
 		}
-		res.Stores[i].AddOneSeconds = median(ts)
+		res.Stores[i].AddOneSeconds = medianOf(ts)
 		res.Stores[i].MinAddOneSeconds, res.Stores[i].MaxAddOneSeconds = slices.Min(ts), slices.Max(ts)
 	}
 	for _, s := range stores {
@@ -373,15 +374,6 @@ func timeRead(s store, want int64) (float64, error) {
 		return 0, fmt.Errorf("%s: read %d bytes, want %d", s.name(), n, want)
 	}
 	return d, nil
-}
-
-func median(ts []float64) float64 {
-	s := slices.Clone(ts)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // scale builds an archive and a zip of each size, then times appending one
@@ -448,7 +440,7 @@ func scale(ctx context.Context, dir string, c corpus, sizes []int, appends int, 
 	}
 	record := func(store string, ts [][]float64) {
 		for i, n := range sizes {
-			r := ScaleResult{Store: store, Entries: n, Appends: len(ts[i]), AppendSeconds: median(ts[i]),
+			r := ScaleResult{Store: store, Entries: n, Appends: len(ts[i]), AppendSeconds: medianOf(ts[i]),
 				FastestSeconds: slices.Min(ts[i]), SlowestSeconds: slices.Max(ts[i]), BytesWritten: written[i] / int64(len(ts[i]))}
 			if store == "archive" {
 				res[i].Appends, res[i].AppendSeconds, res[i].FastestSeconds, res[i].SlowestSeconds, res[i].BytesWritten = r.Appends, r.AppendSeconds, r.FastestSeconds, r.SlowestSeconds, r.BytesWritten
@@ -515,4 +507,10 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
+}
+
+// medianOf is the median of ts.
+func medianOf(ts []float64) float64 {
+	med, _, _ := stats.MedianRange(ts)
+	return med
 }

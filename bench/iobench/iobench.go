@@ -12,10 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 
 	"github.com/cryptvol/cryptvol/ciphers"
 	"github.com/cryptvol/cryptvol/internal/diskio"
+	"github.com/cryptvol/cryptvol/internal/stats"
 	"github.com/cryptvol/cryptvol/mount"
 )
 
@@ -70,25 +70,9 @@ func (s *speeds) add(t Speed) {
 // summary is the median of the runs with their range.
 func (s *speeds) summary() Speed {
 	var r Speed
-	r.WriteBPS, r.WriteMinBPS, r.WriteMaxBPS = medianRange(s.write)
-	r.ReadBPS, r.ReadMinBPS, r.ReadMaxBPS = medianRange(s.read)
+	r.WriteBPS, r.WriteMinBPS, r.WriteMaxBPS = stats.MedianRange(s.write)
+	r.ReadBPS, r.ReadMinBPS, r.ReadMaxBPS = stats.MedianRange(s.read)
 	return r
-}
-
-// medianRange is the median of xs (the mean of the middle two for an
-// even count) and its min and max; zeros for none.
-func medianRange(xs []float64) (med, lo, hi float64) {
-	if len(xs) == 0 {
-		return 0, 0, 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	med = s[n/2]
-	if n%2 == 0 {
-		med = (s[n/2-1] + s[n/2]) / 2
-	}
-	return med, s[0], s[n-1]
 }
 
 // Result is the measurement: the same target written and read raw

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/cryptvol/cryptvol/bench"
 	"github.com/cryptvol/cryptvol/ciphers"
 	"github.com/cryptvol/cryptvol/internal/progress"
+	"github.com/cryptvol/cryptvol/internal/stats"
 	"github.com/cryptvol/cryptvol/volume"
 	"github.com/cryptvol/cryptvol/volume/tcrypt"
 )
@@ -57,22 +57,6 @@ type matrixRow struct {
 	Samples       int     `json:"samples"`
 }
 
-// medianRange is the median of xs (the mean of the middle two for an
-// even count) with the min and max.
-func medianRange(xs []float64) (med, lo, hi float64) {
-	if len(xs) == 0 {
-		return 0, 0, 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	med = s[n/2]
-	if n%2 == 0 {
-		med = (s[n/2-1] + s[n/2]) / 2
-	}
-	return med, s[0], s[n-1]
-}
-
 // matrixPair creates runs volumes of one pair and sums them up.
 func matrixPair(ctx context.Context, path string, size int64, hash, enc string, pim, runs int) (matrixRow, error) {
 	var rates, kdfs []float64
@@ -85,8 +69,8 @@ func matrixPair(ctx context.Context, path string, size int64, hash, enc string, 
 		row.Hash, row.Encryption = one.Hash, one.Encryption
 		rates, kdfs = append(rates, one.CreateBPS), append(kdfs, one.KDFSeconds)
 	}
-	row.CreateBPS, row.MinCreateBPS, row.MaxCreateBPS = medianRange(rates)
-	row.KDFSeconds, row.MinKDFSeconds, row.MaxKDFSeconds = medianRange(kdfs)
+	row.CreateBPS, row.MinCreateBPS, row.MaxCreateBPS = stats.MedianRange(rates)
+	row.KDFSeconds, row.MinKDFSeconds, row.MaxKDFSeconds = stats.MedianRange(kdfs)
 	row.Samples = runs
 	return row, nil
 }

@@ -26,10 +26,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/cryptvol/cryptvol/internal/cputime"
+	"github.com/cryptvol/cryptvol/internal/stats"
 	"github.com/cryptvol/cryptvol/opensslenc"
 )
 
@@ -78,22 +78,6 @@ type Result struct {
 	OpenSSLEncryptMaxBPS float64 `json:"openssl_encrypt_max_bps,omitempty"`
 	OpenSSLDecryptMinBPS float64 `json:"openssl_decrypt_min_bps,omitempty"`
 	OpenSSLDecryptMaxBPS float64 `json:"openssl_decrypt_max_bps,omitempty"`
-}
-
-// medianRange is the median of xs (the mean of the middle two for an even
-// count) with the min and max.
-func medianRange(xs []float64) (med, lo, hi float64) {
-	if len(xs) == 0 {
-		return 0, 0, 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	med = s[n/2]
-	if n%2 == 0 {
-		med = (s[n/2-1] + s[n/2]) / 2
-	}
-	return med, s[0], s[n-1]
 }
 
 // Report is the whole run.
@@ -195,9 +179,9 @@ func measureCipher(ctx context.Context, o Options, c *opensslenc.Cipher, dir, pl
 			rates = append(rates, float64(o.Size)/s)
 		}
 		if decrypt {
-			res.DecryptBPS, res.DecryptMinBPS, res.DecryptMaxBPS = medianRange(rates)
+			res.DecryptBPS, res.DecryptMinBPS, res.DecryptMaxBPS = stats.MedianRange(rates)
 		} else {
-			res.EncryptBPS, res.EncryptMinBPS, res.EncryptMaxBPS = medianRange(rates)
+			res.EncryptBPS, res.EncryptMinBPS, res.EncryptMaxBPS = stats.MedianRange(rates)
 		}
 	}
 	if !o.VsOpenSSL {
@@ -237,9 +221,9 @@ func measureCipher(ctx context.Context, o Options, c *opensslenc.Cipher, dir, pl
 			rates = append(rates, float64(o.Size)/max(s-startup, 1e-6))
 		}
 		if decrypt {
-			res.OpenSSLDecryptBPS, res.OpenSSLDecryptMinBPS, res.OpenSSLDecryptMaxBPS = medianRange(rates)
+			res.OpenSSLDecryptBPS, res.OpenSSLDecryptMinBPS, res.OpenSSLDecryptMaxBPS = stats.MedianRange(rates)
 		} else {
-			res.OpenSSLEncryptBPS, res.OpenSSLEncryptMinBPS, res.OpenSSLEncryptMaxBPS = medianRange(rates)
+			res.OpenSSLEncryptBPS, res.OpenSSLEncryptMinBPS, res.OpenSSLEncryptMaxBPS = stats.MedianRange(rates)
 		}
 	}
 	return res, nil
