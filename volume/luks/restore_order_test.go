@@ -118,7 +118,9 @@ func TestRestoreWithoutSafeOrderWarns(t *testing.T) {
 	if got := fileBytes(t, p); !bytes.Equal(got[:n], backup.Bytes()[:n]) {
 		t.Error("the header region is not the backup's after the restore")
 	}
-	if _, err := openPath(t, p, pw("p0"), volume.Options{ReadOnly: true}); err != nil {
-		t.Errorf("the restored header does not open with the backup's passphrase: %v", err)
+	v, err := openPath(t, p, pw("p0"), volume.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("the restored header does not open with the backup's passphrase: %v", err)
 	}
+	v.Close()
 }
