@@ -110,8 +110,15 @@ func OpenDevice(path string, readOnly bool) (*FileDevice, error) {
 	return openDevice(path, readOnly, nil)
 }
 
-// openDevice is OpenDevice; warn hears that the file could not be locked.
+// openDevice is OpenDevice; warn hears that the file could not be locked
+// and what the recoveries (recovery.go) finished first.
 func openDevice(path string, readOnly bool, warn func(string)) (*FileDevice, error) {
+	recoverPending(path, warn)
+	return openLocked(path, readOnly, warn)
+}
+
+// openLocked opens and locks path, nothing else.
+func openLocked(path string, readOnly bool, warn func(string)) (*FileDevice, error) {
 	flag := os.O_RDWR
 	if readOnly {
 		flag = os.O_RDONLY

@@ -38,8 +38,10 @@ run the same command again to finish (VOLUME.cryptvol-resize, beside the
 container, records the resize until it is done, so a relative --size
 counts from the size the interrupted run started from). What resize2fs and
 ntfsresize change is journalled first (VOLUME.cryptvol-resize-journal,
-the encrypted bytes as they will land) and copied in after, so a kill
-while it is copied in is finished by the next command.
+the encrypted bytes as they will land) and copied in after; a kill while
+it is copied in is finished by the next command that opens the volume
+(export, mount, ls..., with a warning), and the next resize finishes the
+rest.
 
 A hidden volume cannot be seen without its password. A grow keeps its header
 copies; a shrink would cut it off. So a shrink of a VeraCrypt or TrueCrypt

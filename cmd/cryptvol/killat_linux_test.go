@@ -95,6 +95,9 @@ func killAt() int {
 			if entering && !rep.Killed {
 				if call, ok := changeCall(pid, tid); ok {
 					rep.Calls++
+					if n == 0 && len(rep.Trace) < maxTrace {
+						rep.Trace = append(rep.Trace, call)
+					}
 					if rep.Calls == n {
 						syscall.Kill(pid, syscall.SIGKILL)
 						rep.Killed, rep.Call = true, call
@@ -121,7 +124,13 @@ type killAtReport struct {
 	Calls  int64  `json:"calls"`  // file-changing calls entered (the last one not done when killed)
 	Killed bool   `json:"killed"` // killed at call Calls
 	Call   string `json:"call"`   // the call it was killed at
+	// Trace is, for N = 0 (a run to the end that counts), every
+	// file-changing call in order (the first maxTrace), so that a
+	// campaign can aim a kill at one phase of the command.
+	Trace []string `json:"trace,omitempty"`
 }
+
+const maxTrace = 1 << 16
 
 // killAtSupported reports whether killat can run here.
 func killAtSupported() error { return nil }

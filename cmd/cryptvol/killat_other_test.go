@@ -16,9 +16,10 @@ func killAt() int {
 }
 
 type killAtReport struct {
-	Calls  int64  `json:"calls"`
-	Killed bool   `json:"killed"`
-	Call   string `json:"call"`
+	Calls  int64    `json:"calls"`
+	Killed bool     `json:"killed"`
+	Call   string   `json:"call"`
+	Trace  []string `json:"trace,omitempty"`
 }
 
 func killAtSupported() error {

@@ -1128,12 +1128,19 @@ func (k *killCampaign) runCase(op *killOp, kind string, index int, point killPoi
 // p.writes-th call that changes a file (call names it) and counts those
 // calls exactly; otherwise /proc/PID/io is polled.
 func runKillable(dir string, env []string, p killPoint, args []string, traced bool) (r cvResult, killed bool, writes int64, call string) {
+	r, killed, writes, call, _ = runKillableTrace(dir, env, p, args, traced)
+	return r, killed, writes, call
+}
+
+// runKillableTrace is runKillable that also returns, for a traced run to
+// the end, killat's trace of the file-changing calls.
+func runKillableTrace(dir string, env []string, p killPoint, args []string, traced bool) (r cvResult, killed bool, writes int64, call string, trace []string) {
 	var report string
 	name := cvBin()
 	if traced {
 		f, err := os.CreateTemp("", "killat-*.json")
 		if err != nil {
-			return cvResult{code: -1, out: err.Error()}, false, 0, ""
+			return cvResult{code: -1, out: err.Error()}, false, 0, "", nil
 		}
 		f.Close()
 		report = f.Name()
@@ -1147,7 +1154,7 @@ func runKillable(dir string, env []string, p killPoint, args []string, traced bo
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return cvResult{code: -1, out: err.Error()}, false, 0, ""
+		return cvResult{code: -1, out: err.Error()}, false, 0, "", nil
 	}
 	var timers []*time.Timer
 	if p.delay >= 0 {
@@ -1174,7 +1181,7 @@ func runKillable(dir string, env []string, p killPoint, args []string, traced bo
 	}
 	if r.dur >= 2*time.Minute {
 		r.timedOut = true
-		return r, false, writes, ""
+		return r, false, writes, "", nil
 	}
 	if traced {
 		var rep killAtReport
@@ -1184,11 +1191,11 @@ func runKillable(dir string, env []string, p killPoint, args []string, traced bo
 		}
 		if err != nil {
 			r.code, r.out = -1, fmt.Sprintf("killat left no report (%v): %s", err, r.out)
-			return r, false, 0, ""
+			return r, false, 0, "", nil
 		}
-		return r, rep.Killed, rep.Calls, rep.Call
+		return r, rep.Killed, rep.Calls, rep.Call, rep.Trace
 	}
-	return r, ws.Signaled() && ws.Signal() == syscall.SIGKILL, writes, ""
+	return r, ws.Signaled() && ws.Signal() == syscall.SIGKILL, writes, "", nil
 }
 
 // watchWrites polls pid's count of write system calls (syscw in

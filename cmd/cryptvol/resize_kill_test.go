@@ -20,9 +20,9 @@ import (
 // run again (the same relative size: the record beside the container
 // keeps the target) must finish: the new size, every file, the
 // filesystem's checker clean on the exported area. For ext4 and NTFS a
-// kill while resize2fs's or ntfsresize's result is copied in leaves the
-// files to the next run, which copies the journal in again: there only
-// the size is checked after the kill.
+// kill while resize2fs's or ntfsresize's result is copied in from its
+// journal is finished by the next open of the container (the export's):
+// the files are checked there too, and the journal must be gone.
 //
 // The default run kills at 2 points per format and direction (4 for
 // VeraCrypt and TrueCrypt FAT), spread over all of the command's writes;
@@ -103,9 +103,15 @@ func testResizeKilled(t *testing.T, typ, fsName, target string, kills int, sprea
 	}
 	// How many file-changing calls a whole run makes.
 	copySparse(fresh, vol)
-	r, _, calls, _ := runKillable(dir, env, runToEnd, args, true)
+	r, _, calls, _, trace := runKillableTrace(dir, env, runToEnd, args, true)
 	if r.code != 0 || calls < 2 {
 		t.Fatalf("resize under killat: %v (%d file-changing calls)", r, calls)
+	}
+	copyIn := int64(0)
+	if external {
+		if copyIn = copyInPoint(trace, vol); copyIn == 0 {
+			t.Fatalf("no copy-in of the %s tool's journal in the trace of the resize (%d calls)", fsName, len(trace))
+		}
 	}
 	var points []int64
 	switch {
@@ -122,7 +128,10 @@ func testResizeKilled(t *testing.T, typ, fsName, target string, kills int, sprea
 			points = append(points, 1+rng.Int63n(calls))
 		}
 	}
-	landed := 0
+	if copyIn != 0 && spread {
+		points = append(points, copyIn) // the short run aims one kill at the copy-in
+	}
+	landed, copyKills := 0, 0
 	for _, p := range points {
 		os.Remove(vol)
 		copySparse(fresh, vol)
@@ -136,20 +145,25 @@ func testResizeKilled(t *testing.T, typ, fsName, target string, kills int, sprea
 			t.Fatalf("kill at call %d of %d did not land: %v", p, calls, r)
 		}
 		landed++
+		rec, _ := os.ReadFile(vol + ".cryptvol-resize")
+		inCopy := external && strings.Contains(string(rec), `"journal":true`)
 		os.Remove(exported)
 		cvOK(t, env, append([]string{"export", vol, exported}, creds...)...)
 		fi, _ := os.Stat(exported)
 		if fi.Size() != oldData && fi.Size() != newData {
 			t.Fatalf("killed at call %d (%s): the data area is %d bytes, neither the old %d nor the new %d", p, call, fi.Size(), oldData, newData)
 		}
-		rec, recErr := os.ReadFile(vol + ".cryptvol-resize")
-		if external && strings.Contains(string(rec), `"journal":true`) {
-			// Killed while the tool's result was copied in: the files
-			// are the next run's to finish.
-			t.Logf("killed at call %d (%s) with a journal: files checked after the next run", p, call)
-		} else {
-			checkFiles(t, env, dir, vol, creds, sums)
+		checkFiles(t, env, dir, vol, creds, sums)
+		if inCopy {
+			// Killed while the tool's result was copied in: the open
+			// (the export's) copied it in again.
+			copyKills++
+			rec, _ := os.ReadFile(vol + ".cryptvol-resize")
+			if _, err := os.Stat(vol + ".cryptvol-resize-journal"); err == nil || strings.Contains(string(rec), `"journal":true`) {
+				t.Fatalf("killed at call %d (%s) while the journal was copied in: the next open did not copy it in (record %s)", p, call, rec)
+			}
 		}
+		_, recErr := os.Stat(vol + ".cryptvol-resize")
 		if st, _ := os.Stat(vol); recErr == nil || st.Size() != newSize {
 			// Unfinished (a finished run's record is gone: a kill after
 			// its last change, at the exit's clean-up, leaves nothing to
@@ -169,5 +183,35 @@ func testResizeKilled(t *testing.T, typ, fsName, target string, kills int, sprea
 			}
 		}
 	}
-	t.Logf("%s %s %s: %d kills landed among %d file-changing calls; each left the old or the new size with every file, and the next resize finished", typ, fsName, target, landed, calls)
+	t.Logf("%s %s %s: %d kills landed among %d file-changing calls (%d while the journal was copied in); each left the old or the new size with every file, and the next resize finished", typ, fsName, target, landed, calls, copyKills)
+}
+
+// copyInPoint returns the kill point (the 1-based number of the call) of
+// the middle one of resize's writes into the container at vol after the
+// external tool's journal was synced and before the container is synced:
+// the journal's copy-in (resize/record.go). 0 if the trace shows none.
+func copyInPoint(trace []string, vol string) int64 {
+	journal := vol + ".cryptvol-resize-journal"
+	synced := -1
+	for i, c := range trace {
+		if c == "fsync("+journal+")" || c == "fdatasync("+journal+")" {
+			synced = i
+		}
+	}
+	if synced < 0 {
+		return 0
+	}
+	var writes []int
+	for i := synced + 1; i < len(trace); i++ {
+		if trace[i] == "fsync("+vol+")" || trace[i] == "fdatasync("+vol+")" {
+			break
+		}
+		if strings.HasPrefix(trace[i], "pwrite64("+vol+",") {
+			writes = append(writes, i)
+		}
+	}
+	if len(writes) == 0 {
+		return 0
+	}
+	return int64(writes[len(writes)/2] + 1)
 }
