@@ -35,7 +35,7 @@ lock like 'mount' (a second writer is refused with exit 5). FAT, exFAT and
 ext2/3/4 are served read-write (ext4 through its journal); NTFS is
 read-only in process, so it is served read-only. With --protect-hidden
 (and the hidden volume's credentials), a request that would write into
-the hidden volume inside the outer one is refused (WebDAV 405/404, NFS
+the hidden volume inside the outer one is refused (WebDAV 403 Forbidden, NFS
 NFS3ERR_PERM), and so is every write after it until the server stops.
 
 WebDAV: when ready it prints the URL, a user and a password made for this
@@ -191,7 +191,7 @@ func runServe(ctx context.Context, a *app, args []string) error {
 		serveErr = err
 	}
 	if v.ProtectionTriggered() {
-		// Each refused request failed then (WebDAV 405/404, NFS3ERR_PERM or
+		// Each refused request failed then (WebDAV 403, NFS3ERR_PERM or
 		// NFS3ERR_ACCES); what the filesystem still had to write on
 		// closing (the NFS server syncs it) was refused too.
 		if errors.Is(serveErr, volume.ErrProtected) {

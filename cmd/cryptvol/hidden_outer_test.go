@@ -302,14 +302,18 @@ func (c *hiddenCase) fillWithWebDAV(t *testing.T) {
 	os.WriteFile(big, b, 0o644)
 	small := filepath.Join(c.dir, "small")
 	os.WriteFile(small, []byte("small\n"), 0o644)
-	// x/net/webdav answers a failed write 405 and a failed create 404.
+	// The volume's refusal is 403 Forbidden (x/net/webdav alone would
+	// answer a failed write 405 and a failed create 404; refusal.go).
 	bigStatus := curlStatus(t, "-u", auth, "-H", "Expect:", "-T", big, base+"/big.bin")
-	if strings.HasPrefix(bigStatus, "2") {
-		t.Errorf("PUT of %d bytes into the outer volume with --protect-hidden: status %s, want a refusal", free, bigStatus)
+	if bigStatus != "403" {
+		t.Errorf("PUT of %d bytes into the outer volume with --protect-hidden: status %s, want 403", free, bigStatus)
 	}
 	smallStatus := curlStatus(t, "-u", auth, "-H", "Expect:", "-T", small, base+"/small.txt")
-	if strings.HasPrefix(smallStatus, "2") {
-		t.Errorf("PUT of a small file after the protection triggered: status %s, want a refusal (read-only)", smallStatus)
+	if smallStatus != "403" {
+		t.Errorf("PUT of a small file after the protection triggered: status %s, want 403 (read-only)", smallStatus)
+	}
+	if st := curlStatus(t, "-u", auth, "-X", "MKCOL", base+"/newdir"); st != "403" {
+		t.Errorf("MKCOL after the protection triggered: status %s, want 403", st)
 	}
 	cryptvolCmd(t, c.env, "unmount", c.vol)
 	if err := s.cmd.Wait(); err != nil {

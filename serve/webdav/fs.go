@@ -62,11 +62,12 @@ func (f *fileSystem) writer(op, name string) (filesystem.Writer, error) {
 
 // sync makes what the last call changed durable before the client is
 // answered.
-func (f *fileSystem) sync(op, name string, err error) error {
+// The volume refusing either is noted in ref (refusal.go).
+func (f *fileSystem) sync(ref *refusal, op, name string, err error) error {
 	if err != nil {
-		return osError(op, name, err)
+		return osError(op, name, ref.note(err))
 	}
-	return osError(op, name, f.w.Sync())
+	return osError(op, name, ref.note(f.w.Sync()))
 }
 
 func (f *fileSystem) Mkdir(ctx context.Context, name string, perm os.FileMode) error {
@@ -83,7 +84,7 @@ func (f *fileSystem) Mkdir(ctx context.Context, name string, perm os.FileMode) e
 	if _, err := f.ro.Stat(p); err == nil {
 		return &os.PathError{Op: "mkdir", Path: p, Err: os.ErrExist}
 	}
-	return f.sync("mkdir", p, w.Mkdir(p))
+	return f.sync(refusalOf(ctx), "mkdir", p, w.Mkdir(p))
 }
 
 func (f *fileSystem) Stat(ctx context.Context, name string) (os.FileInfo, error) {
@@ -144,12 +145,12 @@ func (f *fileSystem) OpenFile(ctx context.Context, name string, flag int, perm o
 	// Created, or truncated: the one way the filesystem layer writes.
 	wf, err := f.w.Create(p)
 	if err != nil {
-		return nil, osError("open", p, err)
+		return nil, osError("open", p, refusalOf(ctx).note(err))
 	}
 	if !exists {
 		f.props.remove(p) // a stale entry of a name deleted meanwhile
 	}
-	return &handle{fsys: f, name: p, r: wf, wf: wf}, nil
+	return &handle{fsys: f, ref: refusalOf(ctx), name: p, r: wf, wf: wf}, nil
 }
 
 func (f *fileSystem) RemoveAll(ctx context.Context, name string) error {
@@ -171,7 +172,7 @@ func (f *fileSystem) RemoveAll(ctx context.Context, name string) error {
 	}
 	err = f.removeAll(w, p)
 	f.props.remove(p)
-	return f.sync("remove", p, err)
+	return f.sync(refusalOf(ctx), "remove", p, err)
 }
 
 // removeAll deletes p and, for a directory, everything under it, depth
@@ -213,7 +214,7 @@ func (f *fileSystem) Rename(ctx context.Context, oldName, newName string) error 
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.sync("rename", op, w.Rename(op, np)); err != nil {
+	if err := f.sync(refusalOf(ctx), "rename", op, w.Rename(op, np)); err != nil {
 		return err
 	}
 	f.props.rename(op, np)
@@ -223,6 +224,7 @@ func (f *fileSystem) Rename(ctx context.Context, oldName, newName string) error 
 // handle is an open file or directory.
 type handle struct {
 	fsys *fileSystem
+	ref  *refusal // the opening request's (refusal.go)
 	name string
 	dir  bool
 	r    filesystem.File         // nil for a directory
@@ -257,7 +259,7 @@ func (h *handle) Write(p []byte) (int, error) {
 	h.fsys.mu.Lock()
 	defer h.fsys.mu.Unlock()
 	n, err := h.wf.Write(p)
-	return n, osError("write", h.name, err)
+	return n, osError("write", h.name, h.ref.note(err))
 }
 
 // ReadFrom lets io.Copy (PUT's body) write in large pieces.
@@ -337,9 +339,9 @@ func (h *handle) Close() error {
 	}
 	h.fsys.mu.Lock()
 	defer h.fsys.mu.Unlock()
-	err := h.r.Close()
+	err := h.ref.note(h.r.Close())
 	if h.wf != nil {
-		err = h.fsys.sync("close", h.name, err)
+		err = h.fsys.sync(h.ref, "close", h.name, err)
 	}
 	return osError("close", h.name, err)
 }

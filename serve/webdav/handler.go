@@ -75,7 +75,8 @@ func NewHandler(fsys filesystem.FS, o Options) (http.Handler, error) {
 				return
 			}
 		}
-		dav.ServeHTTP(w, r)
+		ctx, ref := withRefusal(r.Context())
+		dav.ServeHTTP(&refusalStatus{ResponseWriter: w, r: ref}, r.WithContext(ctx))
 	}), nil
 }
 
