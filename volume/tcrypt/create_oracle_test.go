@@ -96,26 +96,52 @@ func TestCryptsetupAcceptsCreated(t *testing.T) {
 	if _, err := exec.LookPath("cryptsetup"); err != nil {
 		t.Skip("cryptsetup not installed")
 	}
-	for i, prf := range []string{"SHA-512", "SHA-256", "Whirlpool", "RIPEMD-160"} {
+	// Without AF_ALG (this kernel has none) cryptsetup can still decrypt
+	// an AES header with SHA-512 when told the PIM (485 is VeraCrypt's
+	// default, 500,000 iterations): it then tries that PRF first, in its
+	// own crypto library, and finds the header before it reaches a
+	// cipher it would need the kernel for. The other PRFs it cannot try
+	// here; TestCreatedHeadersIndependently checks their headers instead.
+	noKernel := false
+	checked := 0
+	for _, prf := range []string{"SHA-512", "SHA-256", "Whirlpool", "RIPEMD-160"} {
+		if noKernel && prf != "SHA-512" {
+			t.Logf("NOT CHECKED by cryptsetup: %s (no AF_ALG in this kernel: cryptsetup tcryptDump fails with and without --veracrypt-pim 485 for every PRF but SHA-512)", prf)
+			continue
+		}
 		dev := newContainer(t, 512<<10)
 		creds := volume.Credentials{Password: []byte("cryptsetup check")}
 		cr, err := Create(context.Background(), dev, creds, CreateOptions{Hash: prf, Quick: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command("cryptsetup", "tcryptDump", "--veracrypt", "--dump-volume-key", "--batch-mode", dev.Name())
-		cmd.Stdin = strings.NewReader(string(creds.Password))
-		out, err := cmd.CombinedOutput()
-		if i == 0 && strings.Contains(string(out), "kernel crypto interface not available") {
-			t.Skip("cryptsetup cannot decrypt TrueCrypt headers here (no AF_ALG in this kernel); TestCreatedHeadersIndependently checks the headers instead")
+		dump := func(extra ...string) (string, error) {
+			args := append([]string{"tcryptDump", "--veracrypt", "--dump-volume-key", "--batch-mode"}, extra...)
+			cmd := exec.Command("cryptsetup", append(args, dev.Name())...)
+			cmd.Stdin = strings.NewReader(string(creds.Password))
+			out, err := cmd.CombinedOutput()
+			return string(out), err
+		}
+		out, err := dump()
+		if strings.Contains(out, "kernel crypto interface not available") {
+			noKernel = true
+			if prf != "SHA-512" {
+				t.Logf("NOT CHECKED by cryptsetup: %s (no AF_ALG in this kernel)", prf)
+				continue
+			}
+			out, err = dump("--veracrypt-pim", "485")
 		}
 		if err != nil {
 			t.Fatalf("%s: cryptsetup: %v\n%s", prf, err, out)
 		}
-		dump := strings.NewReplacer(" ", "", "\t", "", "\n", "").Replace(string(out))
-		if !strings.Contains(dump, hexOf(cr.Unlocked.MasterKey)) {
+		dump2 := strings.NewReplacer(" ", "", "\t", "", "\n", "").Replace(out)
+		if !strings.Contains(dump2, hexOf(cr.Unlocked.MasterKey)) {
 			t.Fatalf("%s: cryptsetup's key differs:\n%s", prf, out)
 		}
+		checked++
+	}
+	if checked == 0 {
+		t.Skip("cryptsetup could decrypt none of the headers here (no AF_ALG, and --veracrypt-pim 485 did not help); TestCreatedHeadersIndependently checks the headers instead")
 	}
 }
 
