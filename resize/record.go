@@ -136,6 +136,24 @@ func (j *journalDevice) Sync() error { return j.f.Sync() }
 
 func (j *journalDevice) Close() error { return j.f.Close() }
 
+// copyIn copies the complete journal of container into dev (synced), then
+// records the copy as done and removes the journal: what runTool does once
+// the tool's result is complete, and what an interrupted copy needs again
+// (begin, rollforward.go).
+func (rec *record) copyIn(container string, dev volume.Device) error {
+	if err := replayJournal(container, dev); err != nil {
+		return err
+	}
+	rec.Journal = false
+	if err := rec.save(container); err != nil {
+		return err
+	}
+	if err := os.Remove(journalPath(container)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // replayJournal copies the journal of container into dev and syncs it.
 func replayJournal(container string, dev volume.Device) error {
 	f, err := os.Open(journalPath(container))

@@ -173,10 +173,9 @@ func (r *Request) begin(res Result) error {
 	if r.rec.Journal {
 		// An external tool's result, complete, that a kill stopped
 		// while it was copied in: copied in again.
-		if err := replayJournal(r.Path, r.Dev); err != nil {
+		if err := r.rec.copyIn(r.Path, r.Dev); err != nil {
 			return err
 		}
-		r.rec.Journal = false
 	}
 	r.rec.Target = res.NewSize
 	return r.rec.save(r.Path)
@@ -418,14 +417,10 @@ func (r *Request) runTool(ctx context.Context, v *volume.Volume, dev volume.Devi
 	if err := r.rec.save(r.Path); err != nil {
 		return "", err
 	}
-	if err := replayJournal(r.Path, dev); err != nil {
+	if err := r.rec.copyIn(r.Path, dev); err != nil {
 		return "", err
 	}
-	r.rec.Journal = false
-	if err := r.rec.save(r.Path); err != nil {
-		return "", err
-	}
-	return note, os.Remove(journalPath(r.Path))
+	return note, nil
 }
 
 func probe(v *volume.Volume) string {

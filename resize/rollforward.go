@@ -2,7 +2,6 @@ package resize
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -20,11 +19,9 @@ func init() {
 }
 
 // journalPending reports whether path has an interrupted resize whose
-// journal is complete and not yet (wholly) copied in.
+// journal is complete and not yet (wholly) copied in: for a container
+// without a record, one failed stat (loadRecord).
 func journalPending(path string) bool {
-	if _, err := os.Stat(recordPath(path)); err != nil {
-		return false
-	}
 	rec, err := loadRecord(path)
 	return err == nil && rec != nil && rec.Journal
 }
@@ -35,13 +32,8 @@ func rollForward(dev *volume.FileDevice, path string) (string, error) {
 	if err != nil || rec == nil || !rec.Journal {
 		return "", err
 	}
-	if err := replayJournal(path, dev); err != nil {
+	if err := rec.copyIn(path, dev); err != nil {
 		return "", err
 	}
-	rec.Journal = false
-	if err := rec.save(path); err != nil {
-		return "", err
-	}
-	os.Remove(journalPath(path))
 	return fmt.Sprintf("%s: an interrupted resize had its filesystem's new layout half copied in: copied in now; run the same `cryptvol resize` again to finish it", path), nil
 }

@@ -42,14 +42,14 @@ func recoverPending(path string, warn func(string)) {
 	recoveriesMu.Lock()
 	rs := append([]Recovery(nil), recoveries...)
 	recoveriesMu.Unlock()
+	say := func(msg string) {
+		if warn != nil {
+			warn(msg)
+		}
+	}
 	for _, r := range rs {
 		if !r.Pending(path) {
 			continue
-		}
-		say := func(msg string) {
-			if warn != nil {
-				warn(msg)
-			}
 		}
 		dev, err := openLocked(path, false, say)
 		if err != nil {

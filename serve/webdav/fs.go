@@ -61,8 +61,8 @@ func (f *fileSystem) writer(op, name string) (filesystem.Writer, error) {
 }
 
 // sync makes what the last call changed durable before the client is
-// answered.
-// The volume refusing either is noted in ref (refusal.go).
+// answered; the volume refusing the call or the sync is noted in ref
+// (refusal.go).
 func (f *fileSystem) sync(ref *refusal, op, name string, err error) error {
 	if err != nil {
 		return osError(op, name, ref.note(err))
