@@ -130,6 +130,18 @@ func parseSerial(serial string) (uint32, error) {
 	return uint32(n), nil
 }
 
+// formatTarget is what a formatter writes to.
+type formatTarget = filesystem.FormatTarget
+
+// formatOver formats v, which may hold a filesystem, in the order of
+// filesystem.FormatOver: a power cut leaves the old filesystem, none, or
+// the new one, never a damaged one.
+func formatOver(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
+	return filesystem.FormatOver(v, spec.fs, func(t filesystem.FormatTarget) error {
+		return formatters[spec.fs].format(ctx, a, t, spec)
+	})
+}
+
 // formatVolume writes spec's filesystem into v ("none" writes nothing).
 func formatVolume(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
 	if spec == nil || spec.fs == "none" {
@@ -182,7 +194,7 @@ func externalFormatter(tool external.Tool, args func(label string, sectorSize in
 // signature sector goes first, flushed: a power cut in the larger writes
 // then cannot leave the old filesystem recognised with its tables zeroed.
 func eraseSignatures(v *volume.Volume) error {
-	if err := dropSignature(v); err != nil {
+	if err := filesystem.DropSignature(v); err != nil {
 		return err
 	}
 	zero := make([]byte, min(v.Size(), 1<<20))
