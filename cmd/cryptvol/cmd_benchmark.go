@@ -2,19 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/cryptvol/cryptvol/bench"
 	"github.com/cryptvol/cryptvol/internal/progress"
@@ -259,35 +256,9 @@ func runBenchCiphers(ctx context.Context, a *app, bf *benchFlags, args []string)
 	case "json":
 		return writeJSON(a.stdout, r)
 	case "csv":
-		w := csv.NewWriter(a.stdout)
-		w.Write([]string{"algorithm", "mode", "encrypt_bps", "decrypt_bps", "mean_bps", "sector_size", "min_bps", "max_bps", "samples"})
-		for _, c := range r.Ciphers {
-			w.Write([]string{c.Name, c.Mode, itoa(c.EncryptBPS), itoa(c.DecryptBPS), itoa(c.MeanBPS), itoa(int64(c.SectorSize)),
-				itoa(c.MinBPS), itoa(c.MaxBPS), strconv.Itoa(c.Samples)})
-		}
-		w.Flush()
-		return w.Error()
+		return r.WriteCiphersCSV(a.stdout)
 	}
-	printBenchHeader(a.stdout, r)
-	units := "XTS with 512-byte data units"
-	for _, c := range r.Ciphers {
-		if c.Mode == "adiantum" {
-			units += fmt.Sprintf(", Adiantum with %d-byte sectors", c.SectorSize)
-			break
-		}
-	}
-	fmt.Fprintf(a.stdout, "Buffer %s, %d thread(s), %s; 1 MB = 2^20 bytes\n", humanSize(int64(r.Buffer)), r.Threads, units)
-	fmt.Fprintf(a.stdout, "Medians of %d samples; Range is the mean's min–max over them\n\n", samplesOf(r))
-	width := len("Algorithm")
-	for _, c := range r.Ciphers {
-		width = max(width, len(c.Name))
-	}
-	fmt.Fprintf(a.stdout, "%-*s  %12s  %12s  %12s  %s\n", width, "Algorithm", "Encryption", "Decryption", "Mean", "Range")
-	rate := func(bps int64) string { return progress.FormatRate(float64(bps)) + "/s" }
-	for _, c := range r.Ciphers {
-		fmt.Fprintf(a.stdout, "%-*s  %12s  %12s  %12s  %s – %s\n", width, c.Name, rate(c.EncryptBPS), rate(c.DecryptBPS), rate(c.MeanBPS),
-			progress.FormatRate(float64(c.MinBPS)), progress.FormatRate(float64(c.MaxBPS)))
-	}
+	r.WriteCiphersTable(a.stdout)
 	return nil
 }
 
@@ -322,48 +293,9 @@ func runBenchKDF(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	case "json":
 		return writeJSON(a.stdout, r)
 	case "csv":
-		w := csv.NewWriter(a.stdout)
-		w.Write([]string{"prf", "kdf", "iterations_per_second", "format", "pim", "header_iterations", "header_blocks",
-			"header_memory_kib", "header_seconds", "header_method", "min_header_seconds", "max_header_seconds", "samples"})
-		for _, k := range r.KDF {
-			w.Write([]string{k.PRF, k.KDF, strconv.FormatFloat(k.IterationsPerSecond, 'f', -1, 64), k.Format,
-				strconv.Itoa(k.PIM), strconv.Itoa(k.HeaderIterations), strconv.Itoa(k.HeaderBlocks),
-				strconv.Itoa(k.HeaderMemoryKiB), strconv.FormatFloat(k.HeaderSeconds, 'f', 4, 64), k.HeaderMethod,
-				strconv.FormatFloat(k.MinHeaderSeconds, 'f', 4, 64), strconv.FormatFloat(k.MaxHeaderSeconds, 'f', 4, 64), strconv.Itoa(k.Samples)})
-		}
-		w.Flush()
-		return w.Error()
+		return r.WriteKDFCSV(a.stdout)
 	}
-	printBenchHeader(a.stdout, r)
-	fmt.Fprintf(a.stdout, "PIM %d; iterations per second on one core; header time with %d core(s)\n\n", bf.pim, r.Threads)
-	type row struct{ prf, rate, cost, time string }
-	rows := []row{{"PRF", "Iterations/s", "One header derivation", "Time"}}
-	for _, k := range r.KDF {
-		rw := row{prf: k.PRF, rate: groupDigits(int64(k.IterationsPerSecond))}
-		if k.KDF == "argon2id" {
-			rw.rate = strconv.FormatFloat(k.IterationsPerSecond, 'f', 2, 64) + " passes"
-			rw.cost = fmt.Sprintf("%d MiB, %d passes, 1 lane", k.HeaderMemoryKiB>>10, k.HeaderIterations)
-		} else {
-			rw.cost = fmt.Sprintf("%s iterations x %d blocks", groupDigits(int64(k.HeaderIterations)), k.HeaderBlocks)
-		}
-		if k.Format == "truecrypt" {
-			rw.cost += " (TrueCrypt)"
-		}
-		how := map[string]string{
-			bench.MethodEstimated: "computed from the rate",
-			bench.MethodScaled:    fmt.Sprintf("scaled from %d MiB runs", k.ScaledFromKiB>>10),
-			bench.MethodMeasured:  "measured",
-		}[k.HeaderMethod]
-		rw.time = formatSeconds(k.HeaderSeconds) + " (" + how + "; " + formatSeconds(k.MinHeaderSeconds) + " – " + formatSeconds(k.MaxHeaderSeconds) + ")"
-		rows = append(rows, rw)
-	}
-	var w [3]int
-	for _, rw := range rows {
-		w[0], w[1], w[2] = max(w[0], len(rw.prf)), max(w[1], len(rw.rate)), max(w[2], len(rw.cost))
-	}
-	for _, rw := range rows {
-		fmt.Fprintf(a.stdout, "%-*s  %*s  %-*s  %s\n", w[0], rw.prf, w[1], rw.rate, w[2], rw.cost, rw.time)
-	}
+	r.WriteKDFTable(a.stdout, bf.pim)
 	return nil
 }
 
@@ -375,53 +307,6 @@ func printBenchWarnings(a *app, r bench.Report) {
 	}
 }
 
-// samplesOf is the fewest samples behind a figure of the run.
-func samplesOf(r bench.Report) int {
-	n := 0
-	for i, c := range r.Ciphers {
-		if i == 0 || c.Samples < n {
-			n = c.Samples
-		}
-	}
-	return n
-}
-
-// formatSeconds prints a duration in seconds, or milliseconds below 0.1 s.
-func formatSeconds(s float64) string {
-	if s < 0.1 {
-		return strconv.FormatFloat(s*1000, 'f', 1, 64) + " ms"
-	}
-	return strconv.FormatFloat(s, 'f', 2, 64) + " s"
-}
-
-// printBenchHeader says what machine the figures belong to.
-func printBenchHeader(w io.Writer, r bench.Report) {
-	aes := "not used (no AES instructions"
-	if r.AESHW {
-		aes = "used"
-	} else if strings.Contains(strings.Join(r.Features, " "), "AES") {
-		aes = "not used (generic build"
-	}
-	if !r.AESHW {
-		aes += ")"
-	}
-	fmt.Fprintf(w, "CPU: %s (%d cores), %s/%s; AES instructions %s\n", r.CPU, r.Cores, r.GOOS, r.GOARCH, aes)
-	feats := strings.Join(r.Features, " ")
-	if feats == "" {
-		feats = "none detected"
-	}
-	names := make([]string, 0, len(r.Implementations))
-	for n := range r.Implementations {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var paths []string
-	for _, n := range names {
-		paths = append(paths, n+"="+r.Implementations[n])
-	}
-	fmt.Fprintf(w, "CPU features: %s\nCode paths: %s\n", feats, strings.Join(paths, " "))
-}
-
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -431,46 +316,20 @@ func writeJSON(w io.Writer, v any) error {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // groupDigits writes 1234567 as 1,234,567.
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func groupDigits(n int64) string { return progress.GroupDigits(n) }
 
-// progressLine shows "label: done/total" on a terminal, redrawn in place,
-// and nothing elsewhere (so redirected output stays clean).
+// progressLine is progress.Line for the benchmark kinds' progress
+// callbacks; label, when a phase changes it, is drawn by the next update.
 type progressLine struct {
-	w     io.Writer
+	*progress.Line
 	label string
-	on    bool
-	width int
 }
 
 func newProgressLine(w io.Writer, label string) *progressLine {
-	f, ok := w.(*os.File)
-	return &progressLine{w: w, label: label, on: ok && term.IsTerminal(int(f.Fd()))}
+	return &progressLine{progress.NewLine(w, label), label}
 }
-
-func (p *progressLine) update(done, total int) {
-	if !p.on {
-		return
-	}
-	s := fmt.Sprintf("%s: %d/%d", p.label, done, total)
-	// Blank out what a longer line before left (a phase's label may
-	// be shorter than the one before it).
-	pad := strings.Repeat(" ", max(0, p.width-len(s)))
-	p.width = len(s)
-	fmt.Fprintf(p.w, "\r%s%s", s, pad)
-}
-
-// done erases the line.
-func (p *progressLine) done() {
-	if p.on && p.width > 0 {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
-	}
-}
+func (p *progressLine) update(done, total int) { p.SetLabel(p.label); p.Update(done, total) }
+func (p *progressLine) done()                  { p.Done() }
 
 // sortedKinds are the benchmark kinds' names, sorted.
 func sortedKinds() []string {

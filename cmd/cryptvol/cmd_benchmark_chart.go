@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -108,8 +105,9 @@ func runBenchCompare(ctx context.Context, a *app, bf *benchFlags, args []string)
 	if err != nil {
 		return usageError(err)
 	}
-	warnBusyRuns(a, c)
-	head, rows := c.Table()
+	for _, w := range c.BusyWarnings() {
+		a.warnf("%s", w)
+	}
 	switch bf.format {
 	case "svg":
 		_, err := io.WriteString(a.stdout, c.SVG())
@@ -117,100 +115,10 @@ func runBenchCompare(ctx context.Context, a *app, bf *benchFlags, args []string)
 	case "html":
 		return chart.WriteCompareHTML(a.stdout, c)
 	case "json":
-		type item struct {
-			Name   string     `json:"name"`
-			Values []*float64 `json:"values"`
-			Ratios []*float64 `json:"ratios"`
-			// Same[r]: run r and the first lie within each other's
-			// spread (their min–max ranges overlap).
-			Same []bool `json:"same"`
-		}
-		out := struct {
-			Kind           chart.Kind `json:"kind"`
-			Metric         string     `json:"metric"`
-			HigherIsBetter bool       `json:"higher_is_better"`
-			Runs           []string   `json:"runs"`
-			Items          []item     `json:"items"`
-		}{c.Kind, c.Metric, c.HigherIsBetter, c.Labels, nil}
-		for i, name := range c.Items {
-			it := item{Name: name}
-			for r := range c.Labels {
-				it.Values = append(it.Values, finite(c.Values[i][r]))
-				it.Ratios = append(it.Ratios, finite(c.Ratio(i, r)))
-				it.Same = append(it.Same, r > 0 && c.Same(i, r))
-			}
-			out.Items = append(out.Items, it)
-		}
-		return writeJSON(a.stdout, out)
+		return c.WriteJSON(a.stdout)
 	case "csv":
-		w := csv.NewWriter(a.stdout)
-		head[0] = "item"
-		w.Write(head)
-		for _, r := range rows {
-			w.Write(r)
-		}
-		w.Flush()
-		return w.Error()
+		return c.WriteCSV(a.stdout)
 	}
-	how := "higher is better"
-	if !c.HigherIsBetter {
-		how = "lower is better"
-	}
-	fmt.Fprintf(a.stdout, "%s benchmark: %s (%s); ratios to %s\n\n", c.Kind, c.Metric, how, c.Labels[0])
-	printColumns(a.stdout, append([][]string{head}, rows...))
+	c.WriteTable(a.stdout)
 	return nil
-}
-
-// printColumns prints rows as a table: the first column left-aligned, the
-// others (numbers) right-aligned.
-func printColumns(w io.Writer, rows [][]string) {
-	var width []int
-	for _, r := range rows {
-		for i, cell := range r {
-			if i >= len(width) {
-				width = append(width, 0)
-			}
-			width[i] = max(width[i], utf8.RuneCountInString(cell))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, cell := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(cell))
-			if i == 0 {
-				b.WriteString(cell + pad)
-			} else {
-				b.WriteString("  " + pad + cell)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-}
-
-// finite returns &v, or nil (JSON null) for NaN.
-func finite(v float64) *float64 {
-	if v != v {
-		return nil
-	}
-	return &v
-}
-
-// warnBusyRuns repeats, on stderr, the busy-machine warnings a run's JSON
-// carries (load average, CPU steal): a ratio outside the spread between
-// runs made under different loads says more about the load than about
-// the code, and the reader of a comparison should know.
-func warnBusyRuns(a *app, c *chart.Comparison) {
-	for i, r := range c.Runs {
-		var rep struct {
-			Warnings []string `json:"warnings"`
-		}
-		if json.Unmarshal(r.JSON, &rep) != nil {
-			continue
-		}
-		for _, w := range rep.Warnings {
-			if strings.HasPrefix(w, "the machine was busy") || strings.HasPrefix(w, "the hypervisor") {
-				a.warnf("%s: %s", c.Labels[i], w)
-			}
-		}
-	}
 }

@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/cryptvol/cryptvol/bench"
-	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/opensslenc/encbench"
 )
 
@@ -89,49 +86,8 @@ func runBenchEnc(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	case "json":
 		return writeJSON(a.stdout, r)
 	case "csv":
-		w := csv.NewWriter(a.stdout)
-		// The range columns come after the old ones.
-		w.Write([]string{"cipher", "program", "encrypt_bps", "decrypt_bps", "encrypt_min_bps", "encrypt_max_bps", "decrypt_min_bps", "decrypt_max_bps"})
-		for _, c := range r.Results {
-			w.Write([]string{c.Cipher, "cryptvol", encBPS(c.EncryptBPS), encBPS(c.DecryptBPS),
-				encBPS(c.EncryptMinBPS), encBPS(c.EncryptMaxBPS), encBPS(c.DecryptMinBPS), encBPS(c.DecryptMaxBPS)})
-			if o.VsOpenSSL {
-				w.Write([]string{c.Cipher, "openssl", encBPS(c.OpenSSLEncryptBPS), encBPS(c.OpenSSLDecryptBPS),
-					encBPS(c.OpenSSLEncryptMinBPS), encBPS(c.OpenSSLEncryptMaxBPS), encBPS(c.OpenSSLDecryptMinBPS), encBPS(c.OpenSSLDecryptMaxBPS)})
-			}
-		}
-		w.Flush()
-		return w.Error()
+		return r.WriteCSV(a.stdout, o.VsOpenSSL)
 	}
-	clock := "per CPU second (user+system)"
-	if !r.CPUTime {
-		clock = "per wall-clock second (no CPU clock here)"
-	}
-	fmt.Fprintf(a.stdout, "enc: %s of random data, file to the null device, raw -K/-iv keys; medians of %d rounds (min–max); %s; 1 MB = 2^20 bytes\n",
-		humanSize(r.Size), r.Rounds, clock)
-	if o.VsOpenSSL {
-		fmt.Fprintf(a.stdout, "openssl: %s; its start-up (an empty run with the same options) is subtracted\n", r.OpenSSL)
-	}
-	fmt.Fprintln(a.stdout)
-	width := len("Cipher")
-	for _, c := range r.Results {
-		width = max(width, len(c.Cipher))
-	}
-	rate := func(bps float64) string { return progress.FormatRate(bps) + "/s" }
-	span := func(lo, hi float64) string {
-		return "(" + progress.FormatRate(lo) + " – " + progress.FormatRate(hi) + ")"
-	}
-	fmt.Fprintf(a.stdout, "%-*s  %-8s  %12s %-19s  %12s\n", width, "Cipher", "Program", "Encryption", "", "Decryption")
-	for _, c := range r.Results {
-		fmt.Fprintf(a.stdout, "%-*s  %-8s  %12s %-19s  %12s %s\n", width, c.Cipher, "cryptvol", rate(c.EncryptBPS), span(c.EncryptMinBPS, c.EncryptMaxBPS), rate(c.DecryptBPS), span(c.DecryptMinBPS, c.DecryptMaxBPS))
-		if o.VsOpenSSL {
-			fmt.Fprintf(a.stdout, "%-*s  %-8s  %12s %-19s  %12s %s\n", width, "", "openssl", rate(c.OpenSSLEncryptBPS), span(c.OpenSSLEncryptMinBPS, c.OpenSSLEncryptMaxBPS), rate(c.OpenSSLDecryptBPS), span(c.OpenSSLDecryptMinBPS, c.OpenSSLDecryptMaxBPS))
-			fmt.Fprintf(a.stdout, "%-*s  %-8s  %11.2fx %-19s  %11.2fx\n", width, "", "ratio",
-				c.EncryptBPS/c.OpenSSLEncryptBPS, "", c.DecryptBPS/c.OpenSSLDecryptBPS)
-		}
-	}
+	r.WriteTable(a.stdout, o.VsOpenSSL)
 	return nil
 }
-
-// encBPS formats bytes per second for CSV.
-func encBPS(f float64) string { return strconv.FormatFloat(f, 'f', 0, 64) }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/cryptvol/cryptvol/bench"
 	"github.com/cryptvol/cryptvol/bench/iobench"
-	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/mount"
 )
 
@@ -142,61 +140,8 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 	case "json":
 		return writeJSON(a.stdout, r)
 	case "csv":
-		w := csv.NewWriter(a.stdout)
-		// The range columns come last: older readers of the first three
-		// keep working.
-		w.Write([]string{"pass", "write_bps", "read_bps", "write_min_bps", "write_max_bps", "read_min_bps", "read_max_bps"})
-		row := func(name string, s iobench.Speed) {
-			w.Write([]string{name, ftoa(s.WriteBPS), ftoa(s.ReadBPS), ftoa(s.WriteMinBPS), ftoa(s.WriteMaxBPS), ftoa(s.ReadMinBPS), ftoa(s.ReadMaxBPS)})
-		}
-		row("raw", r.Raw)
-		row("encrypted", r.Encrypted)
-		if r.Mount != nil {
-			row("mount", *r.Mount)
-		}
-		w.Write([]string{"overhead_percent", ftoa(r.WriteOverhead), ftoa(r.ReadOverhead), "", "", "", ""})
-		w.Flush()
-		return w.Error()
+		return r.WriteCSV(a.stdout)
 	}
-	how := "a FUSE mount of its files (--via mount)"
-	switch r.Via {
-	case "api":
-		how = "the Go API in this process (--via api)"
-	case "webdav":
-		how = "WebDAV on loopback, an HTTP PUT and GET of the file (--via webdav)"
-	case "nfs":
-		how = "NFSv3 on loopback, FILE_SYNC WRITEs and READs of the file (--via nfs)"
-	}
-	if r.Mount != nil {
-		how += "; beside it the FUSE mount"
-	}
-	fmt.Fprintf(a.stdout, "Target: %s (%s); %s per pass in %s writes then fsync, read back from the disk; medians of %d runs (min–max)\n",
-		r.Target, r.TargetKind, humanSize(r.Size), humanSize(int64(r.BlockSize)), r.Runs)
-	fmt.Fprintf(a.stdout, "Encrypted: VeraCrypt volume, %s (XTS), %s, through %s; 1 MB = 2^20 bytes\n\n",
-		r.Encryption, r.Filesystem, how)
-	rate := func(bps float64) string { return progress.FormatRate(bps) + "/s" }
-	pct := func(p float64) string { return strconv.FormatFloat(p, 'f', 0, 64) + "%" }
-	span := func(lo, hi float64) string {
-		return "(" + progress.FormatRate(lo) + " – " + progress.FormatRate(hi) + ")"
-	}
-	line3 := func(name string, s iobench.Speed) {
-		fmt.Fprintf(a.stdout, "%-10s  %14s %-19s  %14s %s\n", name, rate(s.WriteBPS), span(s.WriteMinBPS, s.WriteMaxBPS), rate(s.ReadBPS), span(s.ReadMinBPS, s.ReadMaxBPS))
-	}
-	fmt.Fprintf(a.stdout, "%-10s  %14s %-19s  %14s\n", "", "Write (fsync)", "", "Read")
-	line3("Raw", r.Raw)
-	encName := "Encrypted"
-	switch r.Via {
-	case "webdav":
-		encName = "WebDAV"
-	case "nfs":
-		encName = "NFS"
-	}
-	line3(encName, r.Encrypted)
-	if r.Mount != nil {
-		line3("FUSE mount", *r.Mount)
-	}
-	fmt.Fprintf(a.stdout, "%-10s  %14s %-19s  %14s\n", "Overhead", pct(r.WriteOverhead), "", pct(r.ReadOverhead))
+	r.WriteTable(a.stdout)
 	return nil
 }
-
-func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 0, 64) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/filesystem/external"
 	"github.com/cryptvol/cryptvol/fsprobe"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -116,7 +117,7 @@ func runFsck(ctx context.Context, a *app, args []string) error {
 	}
 	check := fsckers[typ]
 	if o.external && externalCheckers[typ] != nil {
-		check = externalCheckers[typ].run
+		check = checkExternal(externalCheckers[typ])
 	}
 	if check == nil {
 		return withCode(exitNoTool, fmt.Errorf("no checker for %s", typ))
@@ -140,10 +141,10 @@ type fsckFunc func(ctx context.Context, a *app, v *volume.Volume, o *fsckOptions
 var fsckers = map[string]fsckFunc{
 	"vfat":  fsckBuiltIn,
 	"exfat": fsckBuiltIn,
-	"ext2":  e2fsck.run,
-	"ext3":  e2fsck.run,
-	"ext4":  e2fsck.run,
-	"ntfs":  ntfsfix.run,
+	"ext2":  checkExternal(external.E2fsck),
+	"ext3":  checkExternal(external.E2fsck),
+	"ext4":  checkExternal(external.E2fsck),
+	"ntfs":  checkExternal(external.Ntfsfix),
 }
 
 // fsckBuiltIn is fsck of FAT and exFAT with their own checkers. A repair

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -66,8 +65,8 @@ func encryptImage(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags,
 	var hdr volume.Device = dev
 	if isLUKS {
 		// A header a killed start left under its temporary name: the
-		// image was not touched (see startLUKSEncrypt).
-		os.Remove(encryptingHeader(cf.header))
+		// image was not touched (see reencrypt.StartEncryptDetached).
+		os.Remove(reencrypt.EncryptingHeader(cf.header))
 		if st, err := os.Stat(cf.header); err == nil && st.Size() > 0 {
 			h, err := volume.OpenDevice(cf.header, false)
 			if err != nil {
@@ -132,7 +131,7 @@ func encryptImage(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags,
 			Warn:   func(m string) { a.warnf("%s", m) },
 		}
 		if isLUKS {
-			r, err = startLUKSEncrypt(ctx, dev, cf.header, creds, o, eo)
+			r, err = reencrypt.StartEncryptDetached(ctx, dev, cf.header, creds, o, eo)
 		} else {
 			r, err = reencrypt.StartEncrypt(ctx, dev, creds, eo)
 		}
@@ -172,72 +171,6 @@ func luksHeaderOrNil(hdr, dev volume.Device) volume.Device {
 		return nil
 	}
 	return hdr
-}
-
-// encryptingHeader is where --encrypt --type luks2 makes the header: the
-// header records the encryption only once StartEncrypt has committed it,
-// and until then it would describe the plain image as encrypted, so it
-// gets the name the user gave only then.
-func encryptingHeader(name string) string { return name + ".cryptvol-encrypting" }
-
-// startLUKSEncrypt begins encrypting the image on dev with a new LUKS2
-// header in the file hdrPath: made under a temporary name, renamed once
-// it records the encryption (the image is untouched until then), then
-// reopened to resume, so no file is renamed while it is open (Windows).
-func startLUKSEncrypt(ctx context.Context, dev volume.Device, hdrPath string, creds volume.Credentials, o volume.Options, eo reencrypt.EncryptOptions) (volume.Reencryption, error) {
-	tmp := encryptingHeader(hdrPath)
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	f.Close()
-	h, err := volume.OpenDevice(tmp, false)
-	if err != nil {
-		os.Remove(tmp)
-		return nil, err
-	}
-	eo.Header = h
-	r, err := reencrypt.StartEncrypt(ctx, dev, creds, eo)
-	if err == nil {
-		err = r.Close()
-	}
-	h.Close()
-	if err == nil {
-		err = os.Rename(tmp, hdrPath)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return nil, err
-	}
-	// The rename must be durable before the image is written.
-	if d, err := os.Open(filepath.Dir(hdrPath)); err == nil {
-		d.Sync() // not supported for directories everywhere (Windows): best effort
-		d.Close()
-	}
-	h, err = volume.OpenDevice(hdrPath, false)
-	if err != nil {
-		return nil, err
-	}
-	r, err = reencrypt.Resume(ctx, dev, h, creds, o)
-	if err != nil {
-		h.Close()
-		return nil, err
-	}
-	return closingHeader{r, h}, nil
-}
-
-// closingHeader closes the header file with the re-encryption.
-type closingHeader struct {
-	volume.Reencryption
-	h *volume.FileDevice
-}
-
-func (c closingHeader) Close() error {
-	err := c.Reencryption.Close()
-	if e := c.h.Close(); err == nil {
-		err = e
-	}
-	return err
 }
 
 // shrinkForHeaders is reencrypt's EncryptOptions.Shrink: of the

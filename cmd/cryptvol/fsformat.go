@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/filesystem/external"
 	"github.com/cryptvol/cryptvol/volume"
 )
 
@@ -26,7 +27,7 @@ func (s *formatSpec) preflight() error {
 	if s == nil || s.fs == "none" || formatters[s.fs].tool == nil {
 		return nil
 	}
-	return formatters[s.fs].tool.missing("--filesystem " + s.fs)
+	return toolError(formatters[s.fs].tool.Missing("--filesystem " + s.fs))
 }
 
 // formatFunc writes an empty filesystem over v's whole data area.
@@ -35,7 +36,7 @@ type formatFunc func(ctx context.Context, a *app, v formatTarget, spec *formatSp
 // formatter makes one filesystem.
 type formatter struct {
 	format formatFunc
-	tool   *externalTool // the program format runs; nil when built in
+	tool   *external.Tool // the program format runs; nil when built in
 }
 
 // formatters are the filesystems create and format make, by the name
@@ -46,7 +47,7 @@ var formatters = map[string]formatter{
 	"fat":   {format: formatFAT},
 	"exfat": {format: formatExFAT},
 	"ext4":  {format: formatExt4},
-	"ntfs":  externalFormatter(externalTool{"mkntfs", "ntfs-3g"}, mkntfsArgs),
+	"ntfs":  externalFormatter(external.Tool{Name: "mkntfs", Package: "ntfs-3g"}, mkntfsArgs),
 }
 
 // formatExt4 makes what mkfs.ext4 makes for the size, with blocks no
@@ -129,6 +130,18 @@ func parseSerial(serial string) (uint32, error) {
 	return uint32(n), nil
 }
 
+// formatTarget is what a formatter writes to.
+type formatTarget = filesystem.FormatTarget
+
+// formatOver formats v, which may hold a filesystem, in the order of
+// filesystem.FormatOver: a power cut leaves the old filesystem, none, or
+// the new one, never a damaged one.
+func formatOver(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
+	return filesystem.FormatOver(v, spec.fs, func(t filesystem.FormatTarget) error {
+		return formatters[spec.fs].format(ctx, a, t, spec)
+	})
+}
+
 // formatVolume writes spec's filesystem into v ("none" writes nothing).
 func formatVolume(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
 	if spec == nil || spec.fs == "none" {
@@ -164,25 +177,14 @@ func mkntfsArgs(label string, sectorSize int, image string) []string {
 // externalFormatter runs tool on a scratch image of exactly the data
 // area's size and copies the result into the volume through its own
 // write path: no mount, no root. The image goes whatever happens.
-func externalFormatter(tool externalTool, args func(label string, sectorSize int, image string) []string) formatter {
+func externalFormatter(tool external.Tool, args func(label string, sectorSize int, image string) []string) formatter {
 	return formatter{tool: &tool, format: func(ctx context.Context, a *app, v formatTarget, spec *formatSpec) error {
-		if err := tool.missing("--filesystem " + spec.fs); err != nil {
-			return err
+		if err := tool.Missing("--filesystem " + spec.fs); err != nil {
+			return toolError(err)
 		}
-		img, err := newScratchImage(v.Size())
-		if err != nil {
-			return fmt.Errorf("scratch image for %s: %w", tool.name, err)
-		}
-		defer img.Close()
-		a.infof("Making %s with %s ...", spec.fs, tool.name)
-		code, out, err := img.run(ctx, tool, args(spec.label, v.SectorSize(), img.path)...)
-		if err != nil {
-			return err
-		}
-		if code != 0 {
-			return fmt.Errorf("%s failed (exit %d) on a %s data area:%s", tool.name, code, humanSize(v.Size()), toolOutput(out))
-		}
-		return img.copyIn(ctx, a, "Writing "+spec.fs, v)
+		a.infof("Making %s with %s ...", spec.fs, tool.Name)
+		imageArgs := func(image string) []string { return args(spec.label, v.SectorSize(), image) }
+		return external.Mkfs(ctx, v, tool, imageArgs, "Writing "+spec.fs, a.externalEnv())
 	}}
 }
 
@@ -192,10 +194,10 @@ func externalFormatter(tool externalTool, args func(label string, sectorSize int
 // signature sector goes first, flushed: a power cut in the larger writes
 // then cannot leave the old filesystem recognised with its tables zeroed.
 func eraseSignatures(v *volume.Volume) error {
-	if err := dropSignature(v); err != nil {
+	if err := filesystem.DropSignature(v); err != nil {
 		return err
 	}
-	zero := make([]byte, min(v.Size(), imageChunk))
+	zero := make([]byte, min(v.Size(), 1<<20))
 	if _, err := v.WriteAt(zero, 0); err != nil {
 		return err
 	}

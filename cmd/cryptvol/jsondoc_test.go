@@ -12,6 +12,7 @@ import (
 	"github.com/cryptvol/cryptvol/archive/archivebench"
 	"github.com/cryptvol/cryptvol/bench"
 	"github.com/cryptvol/cryptvol/bench/iobench"
+	"github.com/cryptvol/cryptvol/bench/matrix"
 	"github.com/cryptvol/cryptvol/mount"
 	"github.com/cryptvol/cryptvol/opensslenc/encbench"
 	"github.com/cryptvol/cryptvol/volume"
@@ -31,7 +32,7 @@ var documentedJSON = map[string]any{
 	"iobench.Result":          iobench.Result{},
 	"encbench.Report":         encbench.Report{},
 	"archivebench.Result":     archivebench.Result{},
-	"matrixRow":               matrixRow{},
+	"matrix.Row":              matrix.Row{},
 }
 
 // jsonFields lists the JSON names of t's fields, nested ones as

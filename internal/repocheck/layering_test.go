@@ -20,7 +20,7 @@ var layers = [][]string{
 	{"volume", "volume/internal/..."}, // 4 the volume contract
 	{"volume/tcrypt", "volume/luks", "volume/bitlk", "volume/fvault2", "volume/all", "archive", "opensslenc"}, // 5 formats
 	{"volume/reencrypt"}, // 6 operations on volumes
-	{"fsprobe", "internal/fspath", "internal/fatcore", "fat", "exfat", "ext4", "ntfs", "filesystem", "filesystem/conformance", "filesystem/fsops", "internal/fstree", "internal/fattest", "resize"}, // 7 filesystems (resize: a container with its filesystem)
+	{"fsprobe", "internal/fspath", "internal/fatcore", "fat", "exfat", "ext4", "ntfs", "filesystem", "filesystem/conformance", "filesystem/fsops", "filesystem/external", "internal/fstree", "internal/fattest", "resize"}, // 7 filesystems (resize: a container with its filesystem)
 	{"cmd/...", "mount", "bench", "bench/...", "archive/archivebench", "opensslenc/encbench",
 		"internal/keep", "internal/selftest", "internal/cmd/...",
 		"internal/platform", "internal/fserrno", "mount/cgofs", "serve/..."}, // 8 front ends and tools (platform reports the code paths the layers below chose)

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -38,10 +38,10 @@ func (w *signalWriter) String() string {
 func TestTryNotice(t *testing.T) {
 	for _, terminal := range []bool{true, false} {
 		w := &signalWriter{wrote: make(chan struct{}, 1)}
-		n := &tryNotice{w: w, terminal: terminal, on: true, after: time.Millisecond}
-		n.trying("Argon2id")
+		n := &TryNotice{w: w, terminal: terminal, on: true, after: time.Millisecond}
+		n.Trying("Argon2id")
 		<-w.wrote // the timer fired: no sleep, no wall-time assertion
-		n.done()
+		n.Done()
 		got := w.String()
 		if !strings.Contains(got, "still measuring Argon2id") {
 			t.Errorf("terminal=%v: %q does not name the try", terminal, got)
@@ -55,18 +55,18 @@ func TestTryNotice(t *testing.T) {
 	}
 	// A try that ends before the delay says nothing.
 	w := &signalWriter{wrote: make(chan struct{}, 1)}
-	n := &tryNotice{w: w, terminal: true, on: true, after: time.Hour}
-	n.trying("AES")
-	n.trying("Serpent")
-	n.done()
+	n := &TryNotice{w: w, terminal: true, on: true, after: time.Hour}
+	n.Trying("AES")
+	n.Trying("Serpent")
+	n.Done()
 	if got := w.String(); got != "" {
 		t.Errorf("fast tries wrote %q", got)
 	}
 	// Off: nothing at all, even for a slow try.
 	w = &signalWriter{wrote: make(chan struct{}, 1)}
-	n = &tryNotice{w: w, after: time.Nanosecond}
-	n.trying("Whirlpool")
-	n.done()
+	n = &TryNotice{w: w, after: time.Nanosecond}
+	n.Trying("Whirlpool")
+	n.Done()
 	if got := w.String(); got != "" {
 		t.Errorf("an inactive notice wrote %q", got)
 	}

@@ -1,6 +1,6 @@
-package main
+package filesystem
 
-// format over a filesystem in an order a power cut cannot break (issue
+// Formatting over a filesystem in an order a power cut cannot break (issue
 // 31): in one flush epoch the disk may persist the new boot sector or
 // superblock and not the tables it describes, or the tables and not the
 // old signature's removal, and a recognised filesystem, old or new, is
@@ -12,17 +12,15 @@ package main
 // --force, finishes the job), or the new one whole.
 
 import (
-	"context"
 	"io"
 	"strings"
 
 	"github.com/cryptvol/cryptvol/fsprobe"
-	"github.com/cryptvol/cryptvol/volume"
 )
 
-// formatTarget is what a formatter writes to: the volume, or the volume
-// with the signature held back.
-type formatTarget interface {
+// FormatTarget is what a formatter writes to: a volume's data area, or
+// (in FormatOver) that area with the new signature held back.
+type FormatTarget interface {
 	io.ReaderAt
 	io.WriterAt
 	Size() int64
@@ -41,10 +39,10 @@ func signatureSector(kind string) int64 {
 	return 0
 }
 
-// dropSignature zeroes the sector that makes fsprobe recognise what v
+// DropSignature zeroes the sector that makes fsprobe recognise what v
 // holds, if anything, and flushes: one sector, written whole or not at
 // all, after which the old filesystem is not recognised any more.
-func dropSignature(v *volume.Volume) error {
+func DropSignature(v FormatTarget) error {
 	r, err := fsprobe.Probe(v)
 	if err != nil {
 		return nil // nothing recognised: nothing to drop
@@ -55,13 +53,15 @@ func dropSignature(v *volume.Volume) error {
 	return v.Sync()
 }
 
-// formatOver formats v, which may hold a filesystem, in the order above.
-func formatOver(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec) error {
-	if err := dropSignature(v); err != nil {
+// FormatOver has format make a filesystem of kind newType (a
+// --filesystem name: "fat", "exfat", "ext4", "ntfs") over v, which may
+// hold one, in the order above.
+func FormatOver(v FormatTarget, newType string, format func(FormatTarget) error) error {
+	if err := DropSignature(v); err != nil {
 		return err
 	}
-	h := &heldSector{formatTarget: v, off: signatureSector(spec.fs)}
-	if err := formatters[spec.fs].format(ctx, a, h, spec); err != nil {
+	h := &heldSector{FormatTarget: v, off: signatureSector(newType)}
+	if err := format(h); err != nil {
 		return err
 	}
 	if err := v.Sync(); err != nil {
@@ -73,7 +73,7 @@ func formatOver(ctx context.Context, a *app, v *volume.Volume, spec *formatSpec)
 // heldSector passes a formatter's writes on, except those to one 512-byte
 // sector, which it keeps (and answers reads of) until release.
 type heldSector struct {
-	formatTarget
+	FormatTarget
 	off  int64
 	data []byte // nil until the sector is written
 }
@@ -81,23 +81,23 @@ type heldSector struct {
 func (h *heldSector) WriteAt(p []byte, off int64) (int, error) {
 	end, hend := off+int64(len(p)), h.off+512
 	if end <= h.off || off >= hend {
-		return h.formatTarget.WriteAt(p, off)
+		return h.FormatTarget.WriteAt(p, off)
 	}
 	if h.data == nil {
 		h.data = make([]byte, 512)
-		if _, err := h.formatTarget.ReadAt(h.data, h.off); err != nil && err != io.EOF {
+		if _, err := h.FormatTarget.ReadAt(h.data, h.off); err != nil && err != io.EOF {
 			return 0, err
 		}
 	}
 	from, to := max(off, h.off), min(end, hend)
 	copy(h.data[from-h.off:], p[from-off:to-off])
 	if off < h.off {
-		if _, err := h.formatTarget.WriteAt(p[:h.off-off], off); err != nil {
+		if _, err := h.FormatTarget.WriteAt(p[:h.off-off], off); err != nil {
 			return 0, err
 		}
 	}
 	if end > hend {
-		if _, err := h.formatTarget.WriteAt(p[hend-off:], hend); err != nil {
+		if _, err := h.FormatTarget.WriteAt(p[hend-off:], hend); err != nil {
 			return 0, err
 		}
 	}
@@ -105,7 +105,7 @@ func (h *heldSector) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (h *heldSector) ReadAt(p []byte, off int64) (int, error) {
-	n, err := h.formatTarget.ReadAt(p, off)
+	n, err := h.FormatTarget.ReadAt(p, off)
 	if h.data != nil {
 		end := off + int64(n)
 		if from, to := max(off, h.off), min(end, h.off+512); from < to {
@@ -120,8 +120,8 @@ func (h *heldSector) release() error {
 	if h.data == nil {
 		return nil
 	}
-	if _, err := h.formatTarget.WriteAt(h.data, h.off); err != nil {
+	if _, err := h.FormatTarget.WriteAt(h.data, h.off); err != nil {
 		return err
 	}
-	return h.formatTarget.Sync()
+	return h.FormatTarget.Sync()
 }

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -32,16 +32,16 @@ func screen(w string) string {
 // TestProgressLineNoStrayCharacters: benchmark io's phases have labels of
 // different lengths; a shorter one must not leave the tail of the one
 // before on the screen, and done leaves the line blank.
-func TestProgressLineNoStrayCharacters(t *testing.T) {
+func TestLineNoStrayCharacters(t *testing.T) {
 	var buf bytes.Buffer
-	p := &progressLine{w: &buf, label: "Benchmarking I/O: writing the encrypted volume", on: true}
-	p.update(0, 1)
-	p.label = "Benchmarking I/O: raw"
-	p.update(0, 1)
+	p := &Line{w: &buf, label: "Benchmarking I/O: writing the encrypted volume", on: true}
+	p.Update(0, 1)
+	p.SetLabel("Benchmarking I/O: raw")
+	p.Update(0, 1)
 	if got, want := strings.TrimRight(screen(buf.String()), " "), "Benchmarking I/O: raw: 0/1"; got != want {
 		t.Errorf("screen shows %q, want %q", got, want)
 	}
-	p.done()
+	p.Done()
 	if got := strings.TrimSpace(screen(buf.String())); got != "" {
 		t.Errorf("after done the line shows %q, want it blank", got)
 	}

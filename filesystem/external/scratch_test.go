@@ -1,4 +1,4 @@
-package main
+package external
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/cryptvol/cryptvol/mount"
 )
 
 // TestNamedScratchLeftoverSwept: a named scratch image (ntfsresize's
@@ -18,13 +20,13 @@ func TestNamedScratchLeftoverSwept(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Skip("no `true` to get a finished process's PID:", err)
 	}
-	left := filepath.Join(tmp, fmt.Sprintf("%s%d-1", namedScratchPrefix, dead.Process.Pid))
-	live := filepath.Join(tmp, fmt.Sprintf("%s%d-2", namedScratchPrefix, os.Getppid()))
+	left := filepath.Join(tmp, fmt.Sprintf("%s%d-1", NamedPrefix, dead.Process.Pid))
+	live := filepath.Join(tmp, fmt.Sprintf("%s%d-2", NamedPrefix, os.Getppid()))
 	for _, d := range []string{left, live} {
 		os.Mkdir(d, 0o700)
 		os.WriteFile(filepath.Join(d, "cryptvol-image-1.img"), []byte("plaintext"), 0o600)
 	}
-	s, err := newNamedScratchImage(1 << 20)
+	s, err := NewNamedImage(1<<20, Env{Alive: mount.ProcessAlive})
 	if err != nil {
 		t.Fatal(err)
 	}
