@@ -52,6 +52,8 @@ var (
 	// files (clusters claimed by two of them): freeing them would hand one
 	// file's data to the next allocation. It wraps ErrCorrupt.
 	ErrNeedsRepair = fmt.Errorf("%w: cross-linked files, changes are refused until it is repaired", ErrCorrupt)
+	// ErrCannotShrink refuses a Resize that would cut off clusters in use.
+	ErrCannotShrink = errors.New("cannot shrink the exFAT filesystem")
 )
 
 var (

@@ -2,19 +2,11 @@ package exfat
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/bits"
 
 	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
-
-// ErrCannotShrink refuses a Resize that would cut off clusters in use.
-var ErrCannotShrink = errors.New("cannot shrink the exFAT filesystem")
-
-// Device is what a resize reads and writes (a volume.Volume, an
-// *os.File); when it can Sync, each step is flushed before the next.
-type Device = fatcore.Device
 
 // Resize makes the exFAT filesystem on dev (size bytes) declare about
 // newSize bytes: fewer clusters on a shrink (only free clusters at the end

@@ -2,7 +2,6 @@ package exfat
 
 import (
 	"fmt"
-	"os/exec"
 	"testing"
 
 	"github.com/cryptvol/cryptvol/internal/crashsim"
@@ -20,7 +19,7 @@ import (
 // between); each finished result must be clean
 // for our check and for fsck.exfat -n. A shrink below a file is refused.
 func TestResizeCrashStates(t *testing.T) {
-	_, fsckErr := exec.LookPath("fsck.exfat")
+	fsck := kit.HasFsck(t)
 	// 512-byte clusters on 16 MiB: a bitmap of exactly 8 full clusters,
 	// which a grow must move, and steps of 4096 clusters (the slack
 	// of one cluster of bitmap).
@@ -34,7 +33,7 @@ func TestResizeCrashStates(t *testing.T) {
 			base := newMemDev(t, room)
 			mustFormat(t, base, size, FormatOptions{ClusterSize: cluster})
 			files := fattest.ResizeFiles(t, mustOpen(t, base, size), size)
-			grown := exploreResize(t, base, files, fsckErr == nil, size*3/2)
+			grown := exploreResize(t, base, files, fsck, size*3/2)
 			if grown != size*3/2 {
 				t.Fatalf("grew to %d bytes, want %d", grown, size*3/2)
 			}
@@ -46,11 +45,11 @@ func TestResizeCrashStates(t *testing.T) {
 			if _, err := Resize(base, room, least-int64(cluster)); err == nil {
 				t.Fatal("a shrink below the last file was not refused")
 			}
-			shrunk := exploreResize(t, base, files, fsckErr == nil, least)
+			shrunk := exploreResize(t, base, files, fsck, least)
 			if shrunk > least {
 				t.Fatalf("shrank to %d bytes, want at most %d", shrunk, least)
 			}
-			regrown := exploreResize(t, base, files, fsckErr == nil, shrunk*11/10)
+			regrown := exploreResize(t, base, files, fsck, shrunk*11/10)
 			t.Logf("cluster %d: %d → %d → %d → %d bytes", cluster, size, grown, shrunk, regrown)
 		})
 	}
@@ -66,13 +65,7 @@ func exploreResize(t *testing.T, base *memDev, files map[string][]byte, fsck boo
 		Open:   func(m *memDev) (*FS, error) { return OpenWithOptions(m, int64(len(m.Data)), Options{ReadOnly: true}) },
 		Extent: heapEnd,
 		Resize: func(d crashsim.Device) (int64, error) { return Resize(d, int64(len(base.Data)), newSize) },
-		Clean: func(f *FS) error {
-			rep, err := f.Check(false)
-			if err == nil && rep.Errors() {
-				err = fmt.Errorf("our check:\n%v", rep)
-			}
-			return err
-		},
+		Clean:  func(f *FS) error { return fattest.OwnCheck(f.Check(false)) },
 	}
 	if fsck {
 		r.Fsck = func(t *testing.T, m *memDev) { fsckClean(t, saveImage(t, m)) }

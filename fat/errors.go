@@ -48,6 +48,9 @@ var (
 	// Check(true) has repaired it: writing there could destroy one file
 	// through the other. It wraps ErrCorrupt.
 	ErrNeedsRepair = fmt.Errorf("%w: cross-linked files, changes are refused until it is repaired", ErrCorrupt)
+	// ErrCannotShrink refuses a Shrink that would lose data or change the
+	// filesystem's type.
+	ErrCannotShrink = errors.New("cannot shrink the FAT filesystem")
 )
 
 // Short names for the io/fs sentinels used throughout.

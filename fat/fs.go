@@ -478,3 +478,7 @@ func (fs *FS) Close() error {
 	fs.closed = true
 	return err
 }
+
+// Device is what a resize reads and writes (a volume.Volume, an
+// *os.File); when it can Sync, each step is flushed before the next.
+type Device = fatcore.Device

@@ -1,8 +1,6 @@
 package fat
 
 import (
-	"fmt"
-	"os/exec"
 	"testing"
 
 	"github.com/cryptvol/cryptvol/internal/crashsim"
@@ -18,14 +16,14 @@ import (
 // is the old or the new one; the finished result must be clean for our
 // check and for fsck.fat -n.
 func TestGrowShrinkCrashStates(t *testing.T) {
-	_, fsckErr := exec.LookPath("fsck.fat")
+	fsck := kit.HasFsck(t)
 	for _, c := range repairTypes {
 		t.Run(c.typ.String(), func(t *testing.T) {
 			room := c.size * 2
 			base := newMemDev(t, room)
 			mustFormat(t, base, c.size, FormatOptions{Type: c.typ, ClusterSize: c.cluster})
 			files := fattest.ResizeFiles(t, mustOpen(t, base, c.size), c.size)
-			grown := exploreResize(t, base, files, fsckErr == nil, func(d Device) (int64, error) { return Grow(d, c.size*3/2) })
+			grown := exploreResize(t, base, files, fsck, func(d Device) (int64, error) { return Grow(d, c.size*3/2) })
 			if grown <= c.size*5/4 {
 				t.Fatalf("grew to %d bytes, want about %d", grown, c.size*3/2)
 			}
@@ -41,7 +39,7 @@ func TestGrowShrinkCrashStates(t *testing.T) {
 				least = max(least, fsys.g.dataOffset+(fat16MaxClusters+1)*int64(fsys.g.clusterSize))
 			}
 			fsys.Close()
-			shrunk := exploreResize(t, base, files, fsckErr == nil, func(d Device) (int64, error) { return Shrink(d, room, least) })
+			shrunk := exploreResize(t, base, files, fsck, func(d Device) (int64, error) { return Shrink(d, room, least) })
 			if shrunk > least {
 				t.Fatalf("shrank to %d bytes, want at most %d", shrunk, least)
 			}
@@ -59,13 +57,7 @@ func exploreResize(t *testing.T, base *memDev, files map[string][]byte, fsck boo
 		Open:   func(m *memDev) (*FS, error) { return OpenWithOptions(m, int64(len(m.Data)), Options{ReadOnly: true}) },
 		Extent: func(f *FS) int64 { return f.g.fsBytes },
 		Resize: func(d crashsim.Device) (int64, error) { return resize(d) },
-		Clean: func(f *FS) error {
-			rep, err := f.Check(false)
-			if err == nil && rep.Errors() {
-				err = fmt.Errorf("our check:\n%s", rep)
-			}
-			return err
-		},
+		Clean:  func(f *FS) error { return fattest.OwnCheck(f.Check(false)) },
 	}
 	if fsck {
 		r.Fsck = func(t *testing.T, m *memDev) { fsckClean(t, saveImage(t, m)) }

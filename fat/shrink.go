@@ -2,19 +2,8 @@ package fat
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-
-	"github.com/cryptvol/cryptvol/internal/fatcore"
 )
-
-// ErrCannotShrink refuses a Shrink that would lose data or change the
-// filesystem's type.
-var ErrCannotShrink = errors.New("cannot shrink the FAT filesystem")
-
-// Device is what a resize reads and writes (a volume.Volume, an
-// *os.File); when it can Sync, each step is flushed before the next.
-type Device = fatcore.Device
 
 // Shrink lowers the size the FAT filesystem on dev (a device of size
 // bytes) declares to at most newSize bytes, as far as whole clusters

@@ -152,6 +152,18 @@ func (k Kit) NeedTools(t testing.TB, tools ...string) {
 	}
 }
 
+// HasFsck reports whether the package's fsck is installed, and says in
+// the test's log when it is not (the test then checks with our own
+// checker only).
+func (k Kit) HasFsck(t testing.TB) bool {
+	t.Helper()
+	if _, err := exec.LookPath(k.Fsck); err != nil {
+		t.Logf("%s is not installed: checked by our checker only (%s)", k.Fsck, k.Oracles)
+		return false
+	}
+	return true
+}
+
 // RunTool runs an external tool with a UTF-8 locale and returns its
 // output.
 func RunTool(t testing.TB, env []string, name string, args ...string) (string, error) {

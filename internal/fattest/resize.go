@@ -149,3 +149,13 @@ func ResizeFiles(t *testing.T, fsys interface {
 	}
 	return files
 }
+
+// OwnCheck is ResizeRun.Clean for fat and exfat: the result of the
+// package's own read-only check (FS.Check(false)), an error when the
+// report lists errors.
+func OwnCheck[R interface{ Errors() bool }](rep R, err error) error {
+	if err == nil && rep.Errors() {
+		err = fmt.Errorf("our check:\n%v", rep)
+	}
+	return err
+}
