@@ -372,9 +372,11 @@ func TestFinishWarnsOfSpread(t *testing.T) {
 // zero: a false claim of precision), within the maxTimeFactor bound.
 func TestMeasureSlowOpKeepsSamples(t *testing.T) {
 	calls := 0
-	per, err := measure(context.Background(), time.Millisecond, func() error {
+	// Scaled so that scheduling delays on a loaded machine (a sleep
+	// overshooting by a few ms) cannot eat the 10x budget: 33 calls fit.
+	per, err := measure(context.Background(), 20*time.Millisecond, func() error {
 		calls++
-		time.Sleep(300 * time.Microsecond) // a third of minTime: 1 ms / 7 samples is less
+		time.Sleep(6 * time.Millisecond) // a third of minTime: 20 ms / 7 samples is less
 		return nil
 	})
 	if err != nil {
