@@ -7,16 +7,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
-	"path/filepath"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/cryptvol/cryptvol/archive"
-	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
 
 // `cryptvol archive SUBCOMMAND ARCHIVE ...`: the encrypted append-only
@@ -304,78 +299,21 @@ func openArchive(ctx context.Context, a *app, fl *pflag.FlagSet, ac *archiveCred
 	}
 	oa := &openedArchive{Archive: ar, path: path}
 	if s := ar.Salvaged(); s != nil {
-		a.warnf("%s: the index is damaged (%s); using the %d members its readable parts name", path, salvagedText(s), ar.Len())
+		a.warnf("%s: the index is damaged (%s); using the %d members its readable parts name", path, s, ar.Len())
 	}
 	if ar.Tail() > 0 && ar.Salvaged() == nil {
 		if oa.tail, err = ar.TailReport(ctx); err != nil {
 			ar.Close()
 			return nil, archiveError(err)
 		}
-		t := oa.tail
-		switch {
-		case t.Commit != 0:
-			msg := fmt.Sprintf("%s ends with commit %d cut short: its footer does not authenticate, but its index does (%d members added or replaced, %d removed); 'archive verify --repair' recovers it", path, t.Commit, t.Puts, t.Deletes)
-			if !readOnly {
-				ar.Close()
-				return nil, withCode(exitDestroy, fmt.Errorf("%s, and a change now would cut it off: repair first", msg))
-			}
-			a.warnf("%s; reading commit %d, the last complete one", msg, ar.Commits())
-		default:
-			then := "'archive verify --repair' removes them"
-			if !readOnly {
-				then = "this change removes them"
-			}
-			a.warnf("%s ends with %s that are not a complete commit: an append that did not finish, or what is left of a commit cut short (its members are then lost: nothing in these bytes can be authenticated); using commit %d, the last complete one; %s",
-				path, bytesText(t.Bytes), ar.Commits(), then)
+		text := oa.tail.Text(path, ar.Commits(), !readOnly)
+		if oa.tail.Commit != 0 && !readOnly {
+			ar.Close()
+			return nil, withCode(exitDestroy, errors.New(text))
 		}
+		a.warnf("%s", text)
 	}
 	return oa, nil
-}
-
-// salvagedText says how a damaged index was pieced together.
-func salvagedText(s *archive.Salvaged) string {
-	var parts []string
-	if len(s.LostCommits) > 0 {
-		parts = append(parts, "unreadable index of commit "+commitList(s.LostCommits))
-	}
-	if len(s.PartCommits) > 0 {
-		parts = append(parts, "index of commit "+commitList(s.PartCommits)+" partly unreadable")
-	}
-	if len(s.Recovered) > 0 {
-		parts = append(parts, "footer of commit "+commitList(s.Recovered)+" cut short or damaged")
-	}
-	if len(parts) == 0 {
-		return "a footer on its chain is damaged"
-	}
-	return strings.Join(parts, "; ")
-}
-
-// commitList prints commit numbers, runs shortened: "3", "2, 5-7".
-func commitList(gens []uint64) string {
-	g := append([]uint64(nil), gens...)
-	sort.Slice(g, func(i, j int) bool { return g[i] < g[j] })
-	var out []string
-	for i := 0; i < len(g); {
-		j := i
-		for j+1 < len(g) && g[j+1] == g[j]+1 {
-			j++
-		}
-		if j > i {
-			out = append(out, fmt.Sprintf("%d-%d", g[i], g[j]))
-		} else {
-			out = append(out, fmt.Sprint(g[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(out, ", ")
-}
-
-// bytesText is a byte count for people: exact when small.
-func bytesText(n int64) string {
-	if n < 10<<10 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return fmt.Sprintf("%s (%d bytes)", humanSize(n), n)
 }
 
 // readDamage is how a read command ends on a damaged archive: exit 3 when
@@ -389,7 +327,7 @@ func readDamage(oa *openedArchive, tailToo bool) error {
 	case oa.tail.Commit != 0:
 		return withCode(exitDamaged, fmt.Errorf("%s ends with commit %d cut short, not read (see above): run 'archive verify --repair' to recover it", oa.path, oa.tail.Commit))
 	case tailToo && oa.Tail() > 0:
-		return withCode(exitDamaged, fmt.Errorf("%s ends with %s that are not a complete commit (see above); 'archive verify --repair' removes them", oa.path, bytesText(oa.Tail())))
+		return withCode(exitDamaged, fmt.Errorf("%s ends with %s that are not a complete commit (see above); 'archive verify --repair' removes them", oa.path, archive.BytesText(oa.Tail())))
 	}
 	return nil
 }
@@ -425,9 +363,9 @@ func runArchiveCreate(ctx context.Context, a *app, args []string) error {
 	if _, err := os.Lstat(path); err == nil {
 		return withCode(exitDestroy, fmt.Errorf("%s exists", path))
 	}
-	srcs, err := archiveSources(fl.Args()[1:], "", *recursive)
+	srcs, err := archive.Sources(fl.Args()[1:], "", *recursive)
 	if err != nil {
-		return err
+		return sourcesError(err)
 	}
 	cred, err := ac.credentials(a, fl, true)
 	if err != nil {
@@ -448,7 +386,7 @@ func runArchiveCreate(ctx context.Context, a *app, args []string) error {
 		}
 		return archiveError(err)
 	}
-	if err := archiveAddAll(ctx, a, ar, srcs, false); err != nil {
+	if err := addSourcesError(ar.AddSources(ctx, srcs, addSourcesOptions(a, false)), len(srcs)); err != nil {
 		ar.Close()
 		os.Remove(path)
 		if errors.Is(err, context.Canceled) || exitCodeFor(err) == exitCancelled {
@@ -457,141 +395,6 @@ func runArchiveCreate(ctx context.Context, a *app, args []string) error {
 		return archiveError(err)
 	}
 	return ar.Close()
-}
-
-// archiveSource is one file or directory to add, with its member name.
-type archiveSource struct {
-	path, name string
-	info       fs.FileInfo
-}
-
-// archiveMemberName turns a local path into a member name: slashes,
-// cleaned, without a volume name, leading '/' or '../' elements.
-func archiveMemberName(p string) string {
-	p = filepath.ToSlash(strings.TrimPrefix(p, filepath.VolumeName(p)))
-	p = path.Clean("/" + p)
-	return strings.TrimPrefix(p, "/")
-}
-
-// archiveSources expands the PATH arguments: each file, and with -r each
-// directory and everything under it, in lexical order.
-func archiveSources(paths []string, rename string, recursive bool) ([]archiveSource, error) {
-	var out []archiveSource
-	for _, p := range paths {
-		if p == "-" {
-			if rename == "" {
-				return nil, usageError(errors.New("- (standard input) needs --name"))
-			}
-			out = append(out, archiveSource{path: "-", name: rename})
-			continue
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return nil, err
-		}
-		base := archiveMemberName(p)
-		if rename != "" {
-			base = rename
-		}
-		if base == "" && !fi.IsDir() {
-			return nil, usageError(fmt.Errorf("%s: give the member a name with --name", p))
-		}
-		if base != "" && !archive.ValidName(base) {
-			return nil, usageError(fmt.Errorf("%q is not a valid member name", base))
-		}
-		if fi.IsDir() && !recursive {
-			return nil, usageError(fmt.Errorf("%s is a directory (use -r)", p))
-		}
-		if !fi.IsDir() {
-			out = append(out, archiveSource{path: p, name: base, info: fi})
-			continue
-		}
-		err = filepath.WalkDir(p, func(fp string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, err := filepath.Rel(p, fp)
-			if err != nil {
-				return err
-			}
-			name := path.Join(base, filepath.ToSlash(rel))
-			if name == "." {
-				return nil // "." or "/" itself: its contents are named from it
-			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			out = append(out, archiveSource{path: fp, name: name, info: info})
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// archiveAddAll adds the sources in one batch and commits; on any error the
-// batch is discarded.
-func archiveAddAll(ctx context.Context, a *app, ar *archive.Archive, srcs []archiveSource, force bool) error {
-	if len(srcs) == 0 {
-		return nil
-	}
-	opt := &archive.AddOptions{Replace: force}
-	for i, s := range srcs {
-		if ctx.Err() != nil {
-			ar.Rollback()
-			return interrupted("nothing added, the archive is unchanged (%d of %d files had been read)", i, len(srcs))
-		}
-		err := archiveAddOne(ctx, a, ar, s, opt)
-		if err != nil {
-			ar.Rollback()
-			if errors.Is(err, context.Canceled) {
-				return interrupted("nothing added, the archive is unchanged (%d of %d files had been read; stopped inside %s)", i, len(srcs), s.path)
-			}
-			if errors.Is(err, fs.ErrExist) {
-				return withCode(exitDestroy, fmt.Errorf("%s: member exists (use --force to replace it)", s.name))
-			}
-			return err
-		}
-	}
-	return ar.Commit()
-}
-
-func archiveAddOne(ctx context.Context, a *app, ar *archive.Archive, s archiveSource, opt *archive.AddOptions) error {
-	if s.path == "-" {
-		return ar.Add(s.name, ctxReader{ctx, a.stdin}, archive.Info{ModTime: time.Now(), Mode: 0o644}, opt)
-	}
-	info := archive.Info{ModTime: s.info.ModTime(), Mode: s.info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}
-	switch t := s.info.Mode().Type(); {
-	case t == fs.ModeDir:
-		info.Mode |= fs.ModeDir
-		return ar.Add(s.name, nil, info, opt)
-	case t != 0:
-		a.warnf("%s: skipped (%s): only regular files and directories are archived", s.path, archiveKind(t))
-		return nil
-	}
-	f, err := os.Open(s.path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return ar.Add(s.name, ctxReader{ctx, f}, info, opt)
-}
-
-func archiveKind(t fs.FileMode) string {
-	switch {
-	case t&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case t&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case t&fs.ModeSocket != 0:
-		return "socket"
-	case t&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
 }
 
 func runArchiveAdd(ctx context.Context, a *app, args []string) error {
@@ -608,16 +411,16 @@ func runArchiveAdd(ctx context.Context, a *app, args []string) error {
 	if *rename != "" && fl.NArg() != 2 {
 		return usageError(errors.New("--name names a single PATH"))
 	}
-	srcs, err := archiveSources(fl.Args()[1:], *rename, *recursive)
+	srcs, err := archive.Sources(fl.Args()[1:], *rename, *recursive)
 	if err != nil {
-		return err
+		return sourcesError(err)
 	}
 	ar, err := openArchive(ctx, a, fl, ac, fl.Arg(0), false)
 	if err != nil {
 		return err
 	}
 	defer ar.Close()
-	return archiveError(archiveAddAll(ctx, a, ar.Archive, srcs, *force))
+	return archiveError(addSourcesError(ar.AddSources(ctx, srcs, addSourcesOptions(a, *force)), len(srcs)))
 }
 
 func runArchiveLs(ctx context.Context, a *app, args []string) error {
@@ -652,7 +455,7 @@ func runArchiveLs(ctx context.Context, a *app, args []string) error {
 			fmt.Fprintln(a.stdout, e.Name)
 			continue
 		}
-		fmt.Fprintf(a.stdout, "%s %12d %s %s\n", e.Mode, e.Size, e.ModTime.Local().Format("2006-01-02 15:04:05"), e.Name)
+		fmt.Fprintln(a.stdout, e.LongText())
 	}
 	if ar.Salvaged() != nil {
 		// Listed from a damaged index: say what a repair would keep
@@ -661,35 +464,6 @@ func runArchiveLs(ctx context.Context, a *app, args []string) error {
 		return planDamage(&app{stdin: a.stdin, stdout: a.stderr, stderr: a.stderr}, p, err)
 	}
 	return readDamage(ar, true)
-}
-
-// archiveSelect returns the members the MEMBER arguments name: each exact
-// member, and for a directory member (or a name that is only a prefix)
-// everything under it. No arguments select everything.
-func archiveSelect(ar *archive.Archive, names []string) ([]archive.Entry, error) {
-	all := ar.List()
-	if len(names) == 0 {
-		return all, nil
-	}
-	var out []archive.Entry
-	seen := map[string]bool{}
-	for _, n := range names {
-		n = strings.TrimSuffix(strings.TrimPrefix(path.Clean("/"+n), "/"), "/")
-		found := false
-		for _, e := range all {
-			if e.Name == n || strings.HasPrefix(e.Name, n+"/") || n == "" {
-				found = true
-				if !seen[e.Name] {
-					seen[e.Name] = true
-					out = append(out, e)
-				}
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("%s: %w", n, fs.ErrNotExist)
-		}
-	}
-	return out, nil
 }
 
 func runArchiveGet(ctx context.Context, a *app, args []string) error {
@@ -707,108 +481,32 @@ func runArchiveGet(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer ar.Close()
-	sel, err := archiveSelect(ar.Archive, fl.Args()[1:])
+	sel, err := ar.Select(fl.Args()[1:])
 	if err != nil {
 		return err
 	}
-	// Check every destination before writing anything.
-	for _, e := range sel {
-		local := filepath.FromSlash(e.Name)
-		if !filepath.IsLocal(local) {
-			return withCode(exitDamaged, fmt.Errorf("member %q would be extracted outside %s: refused", e.Name, *dir))
-		}
-		if e.IsDir() {
-			continue
-		}
-		if _, err := os.Lstat(filepath.Join(*dir, local)); err == nil && !*force {
-			return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to overwrite)", filepath.Join(*dir, local)))
-		}
-	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
+	rep, err := ar.ExtractAll(ctx, *dir, sel, &archive.ExtractOptions{Replace: *force, Damaged: func(_ archive.Entry, err error) {
+		fmt.Fprintf(a.stderr, "DAMAGED: %v (not extracted)\n", err)
+	}})
+	var xe *archive.ExtractError
+	switch {
+	case errors.As(err, &xe) && xe.Entry == nil:
+		return interrupted("%d of %d members extracted", rep.Extracted, rep.Files)
+	case errors.As(err, &xe) && errors.Is(xe.Err, context.Canceled):
+		return interrupted("%d of %d members extracted; %s partial, removed", rep.Extracted, rep.Files, xe.Entry.Name)
+	case errors.As(err, &xe) && xe.Err == archive.ErrInvalidName:
+		return withCode(exitDamaged, fmt.Errorf("member %q would be extracted outside %s: refused", xe.Entry.Name, *dir))
+	case errors.As(err, &xe) && xe.Err == archive.ErrExists:
+		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to overwrite)", xe.Path))
+	case errors.As(err, &xe):
+		return archiveError(xe.Err)
+	case err != nil:
 		return err
 	}
-	root, err := os.OpenRoot(*dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	files := 0
-	for _, e := range sel {
-		if !e.IsDir() {
-			files++
-		}
-	}
-	var dirs []archive.Entry
-	var damaged []string
-	extracted := 0
-	for _, e := range sel {
-		if ctx.Err() != nil {
-			return interrupted("%d of %d members extracted", extracted, files)
-		}
-		local := filepath.FromSlash(e.Name)
-		if e.IsDir() {
-			if err := root.MkdirAll(local, 0o700); err != nil {
-				return err
-			}
-			dirs = append(dirs, e)
-			continue
-		}
-		err := archiveExtract(ctx, a, ar.Archive, root, e, local)
-		switch {
-		case errors.Is(err, context.Canceled):
-			return interrupted("%d of %d members extracted; %s partial, removed", extracted, files, e.Name)
-		case errors.Is(err, archive.ErrDamaged):
-			// Nothing unauthenticated is kept; go on with the others.
-			fmt.Fprintf(a.stderr, "DAMAGED: %v (not extracted)\n", err)
-			damaged = append(damaged, e.Name)
-			continue
-		case err != nil:
-			return archiveError(err)
-		}
-		extracted++
-	}
-	// Directory modes and times last, deepest first, once their contents
-	// are written.
-	sort.Slice(dirs, func(i, j int) bool { return dirs[i].Name > dirs[j].Name })
-	for _, e := range dirs {
-		local := filepath.FromSlash(e.Name)
-		root.Chmod(local, e.Mode.Perm())
-		root.Chtimes(local, e.ModTime, e.ModTime)
-	}
-	if len(damaged) > 0 {
-		return withCode(exitDamaged, fmt.Errorf("%d of %d files do not authenticate and were not extracted (listed above); %d extracted", len(damaged), files, extracted))
+	if len(rep.Damaged) > 0 {
+		return withCode(exitDamaged, fmt.Errorf("%d of %d files do not authenticate and were not extracted (listed above); %d extracted", len(rep.Damaged), rep.Files, rep.Extracted))
 	}
 	return readDamage(ar, false)
-}
-
-// archiveExtract writes one member through a temporary file beside it (see
-// internal/atomicfile), renamed into place once every chunk has
-// authenticated: a damaged member, an interrupt or a kill leaves nothing
-// of it behind (a killed run's file is removed by the next one). As tar,
-// it does not fsync: the archive still holds what a crash would lose.
-func archiveExtract(ctx context.Context, a *app, ar *archive.Archive, root *os.Root, e archive.Entry, local string) error {
-	if d := filepath.Dir(local); d != "." {
-		if err := root.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	m, err := ar.Open(e.Name)
-	if err != nil {
-		return err
-	}
-	defer m.Close()
-	f, err := atomicfile.CreateIn(root, filepath.ToSlash(local), atomicfile.Options{Perm: e.Mode.Perm(), Leftover: a.leftover, NoSync: true})
-	if err != nil {
-		return err
-	}
-	defer f.Discard()
-	if _, err := copyCtx(ctx, f.File, m); err != nil {
-		return err
-	}
-	if err := root.Chtimes(f.TempName(), e.ModTime, e.ModTime); err != nil {
-		return err
-	}
-	return f.Commit()
 }
 
 func runArchiveCat(ctx context.Context, a *app, args []string) error {
@@ -857,11 +555,11 @@ func runArchiveRm(ctx context.Context, a *app, args []string) error {
 	defer ar.Close()
 	var names []string
 	for _, n := range fl.Args()[1:] {
-		sel, err := archiveSelect(ar.Archive, []string{n})
+		sel, err := ar.Select([]string{n})
 		if err != nil {
 			return err
 		}
-		if len(sel) > 1 || sel[0].IsDir() || sel[0].Name != strings.Trim(path.Clean("/"+n), "/") {
+		if len(sel) > 1 || sel[0].IsDir() || sel[0].Name != archive.SelectName(n) {
 			if !*recursive {
 				return usageError(fmt.Errorf("%s is a directory (use -r)", n))
 			}
@@ -924,7 +622,7 @@ func runArchiveVerify(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return archiveError(err)
 		}
-		printRepair(a.stdout, rep)
+		rep.WriteText(a.stdout)
 	}
 	ar, err := archive.Open(ctx, path, cred, &archive.OpenOptions{ReadOnly: true, Warn: func(m string) { a.warnf("%s", m) }})
 	if errors.Is(err, archive.ErrDamaged) {
@@ -944,21 +642,9 @@ func runArchiveVerify(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return archiveError(err)
 	}
-	kdf, p := ar.KDF()
-	if kdf == "argon2id" {
-		kdf = fmt.Sprintf("argon2id (%d MiB, %d passes, %d lanes)", p.MemoryKiB>>10, p.Passes, p.Lanes)
-	}
-	fmt.Fprintf(a.stdout, "%s: %s, %s; %d members; %d commits; %d records (%d live) and %d index segments authenticated; %s\n",
-		path, ar.Cipher(), kdf, r.Members, r.Commits, r.Records, r.LiveRecords, r.Segments, humanSize(r.FileSize))
-	for _, p := range r.Problems {
-		fmt.Fprintf(a.stdout, "DAMAGED: %s\n", p)
-	}
+	r.WriteText(a.stdout, path, ar)
 	if r.OK() {
-		fmt.Fprintln(a.stdout, "OK")
 		return nil
-	}
-	if r.Tail > 0 {
-		fmt.Fprintf(a.stdout, "DAMAGED: %s after the last complete commit (commit %d)\n", bytesText(r.Tail), ar.Commits())
 	}
 	plan, err := ar.Check(ctx)
 	return planDamage(a, plan, err)
@@ -973,75 +659,48 @@ func planDamage(a *app, p *archive.RepairPlan, err error) error {
 	if err != nil {
 		return archiveError(err)
 	}
-	printPlan(a.stdout, p, "would")
+	p.WriteText(a.stdout, false)
 	return withCode(exitDamaged, errors.New("damaged: 'archive verify --repair' does what is said above"))
 }
 
-// printPlan says what a repair keeps and removes; tense is "would" (before)
-// or "" (done).
-func printPlan(w io.Writer, p *archive.RepairPlan, tense string) {
-	past := map[string]string{"keep": "kept", "remove": "removed", "write": "wrote", "cut": "cut"}
-	v := func(verb string) string {
-		if tense == "" {
-			return past[verb]
-		}
-		return tense + " " + verb
-	}
-	fmt.Fprintf(w, "A repair %s %s (%s of contents), each authenticated", v("keep"), members(p.Keep), humanSize(p.KeepBytes))
-	if len(p.Recovered) > 0 {
-		fmt.Fprintf(w, ", with those of commit %s, whose footer is cut short or damaged but whose index authenticates", commitList(p.Recovered))
-	}
-	fmt.Fprintln(w, ".")
-	if len(p.Lost) > 0 {
-		fmt.Fprintf(w, "It %s %s (%s) whose records do not authenticate:\n", v("remove"), members(len(p.Lost)), humanSize(p.LostBytes))
-		for i, l := range p.Lost {
-			if i == 20 {
-				fmt.Fprintf(w, "  ... and %d more\n", len(p.Lost)-20)
-				break
-			}
-			fmt.Fprintf(w, "  %s (%s): %s\n", l.Name, humanSize(l.Size), l.Reason)
-		}
-	}
-	if len(p.LostCommits) > 0 || len(p.PartCommits) > 0 {
-		var cs []uint64
-		cs = append(append(cs, p.LostCommits...), p.PartCommits...)
-		fmt.Fprintf(w, "The index of commit %s cannot be read (wholly or in part): members only it named are lost, and members it removed may be back.\n", commitList(cs))
-	}
-	const nothing = "nothing in them authenticates (an append that did not finish, or what is left of a commit cut short)"
+// sourcesError words a path archive.Sources refuses with the options
+// that fix it.
+func sourcesError(err error) error {
+	var se *archive.SourceError
 	switch {
-	case p.Rebuild:
-		if p.Tail > 0 {
-			fmt.Fprintf(w, "It %s the last %s of the file: %s.\n", v("remove"), bytesText(p.Tail), nothing)
-		}
-		fmt.Fprintf(w, "It %s the kept members into a new file that takes the archive's place, as compact does (%s now).\n", v("write"), humanSize(p.FileSize))
-	case p.Dropped > 0 && p.Dropped == p.Tail:
-		fmt.Fprintf(w, "It %s the file at %d bytes, the end of commit %d, removing the last %s: %s.\n", v("cut"), p.TruncateAt, p.KeptCommit, bytesText(p.Dropped), nothing)
-	case p.Dropped > 0:
-		fmt.Fprintf(w, "It %s the file at %d bytes, the end of commit %d, removing the last %s: newer commits none of whose members can be read.\n", v("cut"), p.TruncateAt, p.KeptCommit, bytesText(p.Dropped))
+	case !errors.As(err, &se):
+		return err
+	case se.Path == "-":
+		return usageError(errors.New("- (standard input) needs --name"))
+	case se.Err == archive.ErrNeedsName:
+		return usageError(fmt.Errorf("%s: give the member a name with --name", se.Path))
+	case se.Err == archive.ErrInvalidName:
+		return usageError(fmt.Errorf("%q is not a valid member name", se.Name))
 	}
+	return usageError(fmt.Errorf("%s is a directory (use -r)", se.Path))
 }
 
-// members is "1 member" or "N members".
-func members(n int) string {
-	if n == 1 {
-		return "1 member"
-	}
-	return fmt.Sprintf("%d members", n)
+// addSourcesOptions are how add and create add files: standard input for
+// -, a warning for what is skipped.
+func addSourcesOptions(a *app, force bool) *archive.AddSourcesOptions {
+	return &archive.AddSourcesOptions{Replace: force, Stdin: a.stdin, Skipped: func(s archive.Source, kind string) {
+		a.warnf("%s: skipped (%s): only regular files and directories are archived", s.Path, kind)
+	}}
 }
 
-// printRepair reports what Repair did.
-func printRepair(w io.Writer, rep archive.RepairReport) {
-	p := rep.Plan
+// addSourcesError says why AddSources stopped (of total sources), with
+// the exit code.
+func addSourcesError(err error, total int) error {
+	var ae *archive.AddSourcesError
 	switch {
-	case p.Sound:
-		fmt.Fprintln(w, "Nothing to repair: the archive ends with a complete commit.")
-		return
-	case !rep.Rebuilt && p.Dropped > 0 && len(p.LostCommits)+len(p.PartCommits) == 0:
-		fmt.Fprintf(w, "Removed %s after commit %d (an interrupted append, or the end of a commit cut short: nothing in them authenticated); %d members.\n", bytesText(rep.Truncated), rep.KeptCommit, rep.Members)
-		return
-	case !rep.Rebuilt && p.Dropped > 0:
-		fmt.Fprintf(w, "Rolled back from commit %d to commit %d (the newer index was damaged): removed %s; %d members.\n", rep.FromCommit, rep.KeptCommit, bytesText(rep.Truncated), rep.Members)
-		return
+	case !errors.As(err, &ae):
+		return err
+	case ae.Source == nil:
+		return interrupted("nothing added, the archive is unchanged (%d of %d files had been read)", ae.Done, total)
+	case errors.Is(ae.Err, context.Canceled):
+		return interrupted("nothing added, the archive is unchanged (%d of %d files had been read; stopped inside %s)", ae.Done, total, ae.Source.Path)
+	case errors.Is(ae.Err, fs.ErrExist):
+		return withCode(exitDestroy, fmt.Errorf("%s: member exists (use --force to replace it)", ae.Source.Name))
 	}
-	printPlan(w, p, "")
+	return ae.Err
 }

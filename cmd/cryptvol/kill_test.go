@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cryptvol/cryptvol/archive"
 )
 
 // These tests run the real command (the test binary as `cryptvol`, see
@@ -226,7 +228,7 @@ func TestKilledCompactIsCleanedUp(t *testing.T) {
 	}
 	ar := filepath.Join(dir, "a.cva")
 	cryptvolCmd(t, nil, "archive", "create", ar, files, "-r", "-k", key)
-	prefix := archiveMemberName(files)
+	prefix := archive.MemberName(files)
 	cryptvolCmd(t, nil, "archive", "rm", ar, prefix+"/f00", prefix+"/f01", "-k", key)
 	os.Chmod(ar, 0o640)
 	before, _ := os.ReadFile(ar)
