@@ -34,10 +34,10 @@ type ExtractReport struct {
 	Damaged   []string // of which not written: they do not authenticate
 }
 
-// ExtractError is a member ExtractAll refused or stopped at: Err is
-// ErrInvalidName (its name would leave the directory), ErrExists (Path
-// is there) or what stopped it. Entry is nil when ctx stopped it between
-// two members.
+// ExtractError is a member ExtractAll refused or was interrupted in: Err
+// is ErrInvalidName (its name would leave the directory), ErrExists (Path
+// is there) or ctx's error. Entry is nil when ctx stopped it between two
+// members.
 type ExtractError struct {
 	Entry *Entry
 	Path  string // where the member goes: below the directory
@@ -104,8 +104,10 @@ func (a *Archive) ExtractAll(ctx context.Context, dir string, sel []Entry, o *Ex
 			}
 			rep.Damaged = append(rep.Damaged, e.Name)
 			continue
-		case err != nil:
+		case errors.Is(err, context.Canceled):
 			return rep, &ExtractError{Entry: &sel[i], Path: filepath.Join(dir, filepath.FromSlash(e.Name)), Err: err}
+		case err != nil:
+			return rep, err
 		}
 		rep.Extracted++
 	}

@@ -67,6 +67,12 @@ type Credentials struct {
 	KeyFile  []byte
 }
 
+// Wipe zeroes the password or key file, once they are no longer needed.
+func (c Credentials) Wipe() {
+	clear(c.Password)
+	clear(c.KeyFile)
+}
+
 func (c Credentials) source() (byte, error) {
 	switch {
 	case c.KeyFile != nil && c.Password != nil:
