@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cryptvol/cryptvol/archive"
@@ -513,4 +515,22 @@ func fileSize(path string) int64 {
 func medianOf(ts []float64) float64 {
 	med, _, _ := stats.MedianRange(ts)
 	return med
+}
+
+// ParseSizes reads a list of member counts for Options.Sizes: comma
+// separated, '_' allowed between digits ("1_000,100_000"); "" or "none"
+// is the empty list, which skips the append scaling.
+func ParseSizes(s string) ([]int, error) {
+	sizes := []int{}
+	if s = strings.TrimSpace(s); s == "" || s == "none" {
+		return sizes, nil
+	}
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(f), "_", ""))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("archivebench: %q is not a member count", f)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
 }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -16,7 +13,8 @@ import (
 
 // `cryptvol benchmark archive`: the comparison behind the archive — many
 // small files as plain files, in a zip and in the archive — measured in one
-// run by package archivebench.
+// run, and written as a table or CSV, by package archivebench; this checks
+// the options and shows the progress.
 
 // archiveBenchFlags are the kind's own options; their names carry the
 // kind so they cannot clash with another kind's flags in the shared set.
@@ -59,10 +57,8 @@ func runBenchArchive(ctx context.Context, a *app, bf *benchFlags, args []string)
 			return usageError(fmt.Errorf("--%s does not apply to the archive benchmark", f))
 		}
 	}
-	switch bf.format {
-	case "table", "csv", "json":
-	default:
-		return formatError(bf.format, false)
+	if f := bf.format; f != "table" && f != "csv" && f != "json" {
+		return formatError(f, false)
 	}
 	o := archivebench.Options{Dir: archiveBench.dir, Files: archiveBench.files, Reps: archiveBench.reps, Appends: archiveBench.appends, Content: archiveBench.content}
 	if o.Content != "jpeg" && o.Content != "random" {
@@ -83,15 +79,8 @@ func runBenchArchive(ctx context.Context, a *app, bf *benchFlags, args []string)
 		return usageError(fmt.Errorf("--archive-max-size %s: JPEG thumbnails are at most 1M; use --archive-content random", archiveBench.maxSize))
 	}
 	o.MinSize, o.MaxSize = int(minSize), int(maxSize)
-	o.Sizes = []int{}
-	if s := strings.TrimSpace(archiveBench.sizes); s != "" && s != "none" {
-		for _, f := range strings.Split(s, ",") {
-			n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(f), "_", ""))
-			if err != nil || n < 1 {
-				return usageError(fmt.Errorf("--archive-sizes %q: want a comma-separated list of member counts, or none", archiveBench.sizes))
-			}
-			o.Sizes = append(o.Sizes, n)
-		}
+	if o.Sizes, err = archivebench.ParseSizes(archiveBench.sizes); err != nil {
+		return usageError(fmt.Errorf("--archive-sizes %q: want a comma-separated list of member counts, or none", archiveBench.sizes))
 	}
 	if o.Files < 1 || o.Reps < 1 || o.Appends < 1 {
 		return usageError(errors.New("--archive-files, --archive-reps and --archive-appends must be at least 1"))
@@ -112,146 +101,19 @@ func runBenchArchive(ctx context.Context, a *app, bf *benchFlags, args []string)
 	if err != nil {
 		return err
 	}
-	var figs []figure
-	for _, s := range res.Stores {
-		figs = append(figs, figure{s.Store + " add one", s.AddOneSeconds, s.MinAddOneSeconds, s.MaxAddOneSeconds},
-			figure{s.Store + " read all (warm)", s.ReadWarmSeconds, s.MinReadWarmSeconds, s.MaxReadWarmSeconds})
-		if s.ReadColdSeconds != nil && s.MinReadColdSeconds != nil && s.MaxReadColdSeconds != nil {
-			figs = append(figs, figure{s.Store + " read all (cold)", *s.ReadColdSeconds, *s.MinReadColdSeconds, *s.MaxReadColdSeconds})
+	defer func() {
+		// After the output, as warnRun's figures would be.
+		warnRun(a, watch, nil)
+		for _, s := range res.SpreadWarnings() {
+			a.warnf("%s", s)
 		}
-	}
-	for _, s := range res.Scaling {
-		figs = append(figs, figure{fmt.Sprintf("%s append at %d members", s.Store, s.Entries), s.AppendSeconds, s.FastestSeconds, s.SlowestSeconds})
-	}
-	defer warnRun(a, watch, figs)
+	}()
 	switch bf.format {
 	case "json":
 		return writeJSON(a.stdout, res)
 	case "csv":
-		w := csv.NewWriter(a.stdout)
-		// The ranges come after the old columns (medians), which keep
-		// their places.
-		w.Write([]string{"section", "store", "entries", "add_one_seconds", "read_cold_seconds", "read_warm_seconds", "disk_bytes", "apparent_bytes", "append_seconds", "open_seconds",
-			"min_add_one_seconds", "max_add_one_seconds", "min_read_cold_seconds", "max_read_cold_seconds", "min_read_warm_seconds", "max_read_warm_seconds",
-			"min_append_seconds", "max_append_seconds"})
-		opt := func(p *float64) string {
-			if p == nil {
-				return ""
-			}
-			return fmtSec(*p)
-		}
-		for _, s := range res.Stores {
-			w.Write([]string{"compare", s.Store, strconv.Itoa(res.Files), fmtSec(s.AddOneSeconds), opt(s.ReadColdSeconds), fmtSec(s.ReadWarmSeconds),
-				itoa(s.DiskBytes), itoa(s.ApparentBytes), "", "",
-				fmtSec(s.MinAddOneSeconds), fmtSec(s.MaxAddOneSeconds), opt(s.MinReadColdSeconds), opt(s.MaxReadColdSeconds),
-				fmtSec(s.MinReadWarmSeconds), fmtSec(s.MaxReadWarmSeconds), "", ""})
-		}
-		for _, s := range res.Scaling {
-			w.Write([]string{"scaling", s.Store, strconv.Itoa(s.Entries), "", "", "", "", "", fmtSec(s.AppendSeconds), fmtSec(s.OpenSeconds),
-				"", "", "", "", "", "", fmtSec(s.FastestSeconds), fmtSec(s.SlowestSeconds)})
-		}
-		w.Flush()
-		return w.Error()
+		return res.WriteCSV(a.stdout)
 	}
-	printArchiveBench(a, res)
+	res.WriteTable(a.stdout)
 	return nil
-}
-
-func fmtSec(s float64) string { return strconv.FormatFloat(s, 'g', 6, 64) }
-
-// fmtDur prints seconds with a unit that keeps three digits or so.
-func fmtDur(s float64) string {
-	switch {
-	case s >= 1:
-		return strconv.FormatFloat(s, 'f', 2, 64) + " s"
-	case s >= 1e-3:
-		return strconv.FormatFloat(s*1e3, 'f', 2, 64) + " ms"
-	}
-	return strconv.FormatFloat(s*1e6, 'f', 1, 64) + " µs"
-}
-
-func printArchiveBench(a *app, r *archivebench.Result) {
-	w := a.stdout
-	what := "JPEG thumbnails"
-	if r.Content == "random" {
-		what = "random bytes, which zip stores"
-	}
-	fmt.Fprintf(w, "%d files of %s to %s (%s in all; %s), in %s; medians of %d reads and of the adds (min–max below)\n",
-		r.Files, humanSize(int64(r.MinSize)), humanSize(int64(r.MaxSize)), humanSize(r.TotalBytes), what, r.Dir, r.Reps)
-	fmt.Fprintln(w, "Adding one file syncs it (zip: rewrites the zip). Reading opens the store and reads every file, one core each, except")
-	fmt.Fprintf(w, "archive: Walk decrypting on %d core(s); archive-1core: Walk on one; archive-1by1: ReadFile per member (one read each).\n", r.Threads)
-	fmt.Fprintln(w, "The archives open with a key file (no Argon2id, which a password adds once per open).")
-	disk := "on disk"
-	if !r.DiskUsage {
-		disk = "size (apparent)"
-	}
-	fmt.Fprintf(w, "\n%-12s  %12s  %16s  %16s  %16s\n", "store", "add one", "read all (cold)", "read all (warm)", disk)
-	for _, s := range r.Stores {
-		cold := "n/a"
-		if s.ReadColdSeconds != nil {
-			cold = fmtDur(*s.ReadColdSeconds)
-		}
-		fmt.Fprintf(w, "%-12s  %12s  %16s  %16s  %16s\n", s.Store, fmtDur(s.AddOneSeconds), cold, fmtDur(s.ReadWarmSeconds), humanSize(s.DiskBytes))
-	}
-	fmt.Fprintf(w, "\n%-12s  %23s  %23s  %23s\n", "min–max", "add one", "read all (cold)", "read all (warm)")
-	span := func(lo, hi float64) string { return fmtDur(lo) + " – " + fmtDur(hi) }
-	for _, s := range r.Stores {
-		cold := "n/a"
-		if s.MinReadColdSeconds != nil && s.MaxReadColdSeconds != nil {
-			cold = span(*s.MinReadColdSeconds, *s.MaxReadColdSeconds)
-		}
-		fmt.Fprintf(w, "%-12s  %23s  %23s  %23s\n", s.Store, span(s.MinAddOneSeconds, s.MaxAddOneSeconds), cold, span(s.MinReadWarmSeconds, s.MaxReadWarmSeconds))
-	}
-	ar := r.Store("archive")
-	fmt.Fprintln(w)
-	for _, o := range []string{"zip", "zip-store", "files"} {
-		s := r.Store(o)
-		if s == nil || ar == nil {
-			continue
-		}
-		line := fmt.Sprintf("archive vs %s: reads all %.2fx as fast warm", o, s.ReadWarmSeconds/ar.ReadWarmSeconds)
-		if one := r.Store("archive-1core"); one != nil {
-			line += fmt.Sprintf(" (one core %.2fx)", s.ReadWarmSeconds/one.ReadWarmSeconds)
-		}
-		if s.ReadColdSeconds != nil && ar.ReadColdSeconds != nil {
-			line += fmt.Sprintf(", %.2fx cold", *s.ReadColdSeconds / *ar.ReadColdSeconds)
-		}
-		line += fmt.Sprintf("; adds one %.2fx as fast; uses %.2fx the disk space", s.AddOneSeconds/ar.AddOneSeconds, float64(ar.DiskBytes)/float64(s.DiskBytes))
-		fmt.Fprintln(w, line)
-	}
-	if len(r.Scaling) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nAppending one file (median of the appends, taken in turn across the sizes):\n")
-	fmt.Fprintln(w, "archive: Add+Commit on the open archive; no fsync: the same unsynced; reopen: open, add, commit, close;")
-	fmt.Fprintln(w, "written/append: bytes one append writes, archive / zip")
-	fmt.Fprintf(w, "%10s  %12s  %12s  %14s  %12s  %12s  %12s  %16s\n", "members", "archive", "no fsync", "archive-reopen", "zip", "archive open", "index memory", "written/append")
-	var sizes []int
-	for _, s := range r.Scaling {
-		if s.Store == "archive" {
-			sizes = append(sizes, s.Entries)
-		}
-	}
-	get := func(store string, n int) float64 {
-		if s := r.Scale(store, n); s != nil {
-			return s.AppendSeconds
-		}
-		return 0
-	}
-	for _, n := range sizes {
-		s := r.Scale("archive", n)
-		zw := int64(0)
-		if z := r.Scale("zip", n); z != nil {
-			zw = z.BytesWritten
-		}
-		fmt.Fprintf(w, "%10s  %12s  %12s  %14s  %12s  %12s  %12s  %16s\n", groupDigits(int64(n)), fmtDur(s.AppendSeconds),
-			fmtDur(get("archive-nosync", n)), fmtDur(get("archive-reopen", n)), fmtDur(get("zip", n)),
-			fmtDur(s.OpenSeconds), humanSize(int64(s.IndexMemoryBytes)), humanSize(s.BytesWritten)+" / "+humanSize(zw))
-	}
-	if len(sizes) > 1 {
-		lo, hi := sizes[0], sizes[len(sizes)-1]
-		ratio := func(store string) float64 { return get(store, hi) / get(store, lo) }
-		fmt.Fprintf(w, "%s vs %s members: archive append %.2fx the time (no fsync %.2fx), archive-reopen %.2fx, zip %.2fx\n",
-			groupDigits(int64(hi)), groupDigits(int64(lo)), ratio("archive"), ratio("archive-nosync"), ratio("archive-reopen"), ratio("zip"))
-	}
 }
