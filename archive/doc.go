@@ -20,6 +20,12 @@
 //	err = a.Walk(func(e archive.Entry, data []byte) error { ... }) // all, in 4 MiB reads
 //	err = a.Remove("img/0001.jpg")     // then Commit; Compact reclaims space
 //
+// Local files come in and go out as tar would have them: Sources and
+// AddSources add paths (directories with everything under them) in one
+// commit; Select and ExtractAll write members below a directory, keeping
+// nothing that does not authenticate. The reports (Report, RepairPlan,
+// RepairReport, TailReport) write themselves as text (describe.go).
+//
 // Package archivebench measures it against plain files and zip; the
 // `cryptvol archive` and `cryptvol benchmark archive` commands use both.
 package archive
