@@ -237,14 +237,14 @@ func runBenchCiphers(ctx context.Context, a *app, bf *benchFlags, args []string)
 	if err != nil {
 		return err
 	}
-	line := newProgressLine(a.stderr, "Benchmarking ciphers")
-	o.Progress = line.update
-	notice := a.newTryNotice()
-	o.Trying = notice.trying
+	line := progress.NewLine(a.stderr, "Benchmarking ciphers")
+	o.Progress = line.Update
+	notice := bench.NewTryNotice(a.stderr, a.showProgress(), a.verbose)
+	o.Trying = notice.Trying
 	r := bench.NewReport(o)
 	r.Ciphers, err = bench.Ciphers(ctx, o)
-	notice.done()
-	line.done()
+	notice.Done()
+	line.Done()
 	if err != nil {
 		return benchError(err)
 	}
@@ -273,15 +273,15 @@ func runBenchKDF(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	line := newProgressLine(a.stderr, "Benchmarking key derivation")
-	o.Progress = line.update
-	notice := a.newTryNotice()
-	o.Trying = notice.trying
+	line := progress.NewLine(a.stderr, "Benchmarking key derivation")
+	o.Progress = line.Update
+	notice := bench.NewTryNotice(a.stderr, a.showProgress(), a.verbose)
+	o.Trying = notice.Trying
 	r := bench.NewReport(o)
 	r.Buffer = 0
 	r.KDF, err = bench.KDF(ctx, o)
-	notice.done()
-	line.done()
+	notice.Done()
+	line.Done()
 	if err != nil {
 		return benchError(err)
 	}
@@ -317,19 +317,6 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // groupDigits writes 1234567 as 1,234,567.
 func groupDigits(n int64) string { return progress.GroupDigits(n) }
-
-// progressLine is progress.Line for the benchmark kinds' progress
-// callbacks; label, when a phase changes it, is drawn by the next update.
-type progressLine struct {
-	*progress.Line
-	label string
-}
-
-func newProgressLine(w io.Writer, label string) *progressLine {
-	return &progressLine{progress.NewLine(w, label), label}
-}
-func (p *progressLine) update(done, total int) { p.SetLabel(p.label); p.Update(done, total) }
-func (p *progressLine) done()                  { p.Done() }
 
 // sortedKinds are the benchmark kinds' names, sorted.
 func sortedKinds() []string {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cryptvol/cryptvol/bench"
+	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/opensslenc/encbench"
 )
 
@@ -65,11 +66,11 @@ func runBenchEnc(ctx context.Context, a *app, bf *benchFlags, args []string) err
 	for _, n := range bf.algorithms {
 		o.Ciphers = append(o.Ciphers, strings.ToLower(strings.TrimPrefix(n, "-")))
 	}
-	line := newProgressLine(a.stderr, "Benchmarking enc")
-	o.Progress = line.update
+	line := progress.NewLine(a.stderr, "Benchmarking enc")
+	o.Progress = line.Update
 	watch := bench.StartWatch()
 	r, err := encbench.Run(ctx, o)
-	line.done()
+	line.Done()
 	if err != nil {
 		if errors.Is(err, encbench.ErrNoOpenSSL) {
 			return withCode(exitIO, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cryptvol/cryptvol/bench"
 	"github.com/cryptvol/cryptvol/bench/iobench"
+	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/mount"
 )
 
@@ -104,20 +105,20 @@ func runBenchIO(ctx context.Context, a *app, bf *benchFlags, args []string) erro
 			return withCode(exitIO, fmt.Errorf("%v; measure with --via api instead", err))
 		}
 	}
-	line := newProgressLine(a.stderr, "Benchmarking I/O")
-	notice := a.newTryNotice()
+	line := progress.NewLine(a.stderr, "Benchmarking I/O")
+	notice := bench.NewTryNotice(a.stderr, a.showProgress(), a.verbose)
 	o := iobench.Options{
 		Target: target, Size: size, BlockSize: int(bs), Encryption: flagValue(bf.fs, "encryption", "AES"), Via: via, Runs: runs,
 		Progress: func(phase string) {
-			notice.trying(phase)
-			line.label = "Benchmarking I/O: " + phase
-			line.update(0, 1)
+			notice.Trying(phase)
+			line.SetLabel("Benchmarking I/O: " + phase)
+			line.Update(0, 1)
 		},
 	}
 	watch := bench.StartWatch()
 	r, err := iobench.Run(ctx, o)
-	notice.done()
-	line.done()
+	notice.Done()
+	line.Done()
 	if err != nil {
 		if errors.Is(err, iobench.ErrOptions) {
 			return usageError(err)

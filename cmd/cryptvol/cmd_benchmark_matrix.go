@@ -62,14 +62,14 @@ func runBenchMatrix(ctx context.Context, a *app, bf *benchFlags, args []string) 
 	hashes, encs := o.Pairs()
 	bar := progress.New(a.stderr, "Creating volumes", int64(len(hashes)*len(encs)*o.Runs), a.showProgress())
 	watch := bench.StartWatch()
-	notice := a.newTryNotice()
-	defer notice.done()
-	o.Trying, o.Created = notice.trying, func(n int) { bar.Add(int64(n)) }
+	notice := bench.NewTryNotice(a.stderr, a.showProgress(), a.verbose)
+	defer notice.Done()
+	o.Trying, o.Created = notice.Trying, func(n int) { bar.Add(int64(n)) }
 	result, err := matrix.Run(ctx, o)
 	if err != nil {
 		return createError(err)
 	}
-	notice.done()
+	notice.Done()
 	bar.Finish()
 	var figs []figure
 	for _, r := range result.Volumes {
