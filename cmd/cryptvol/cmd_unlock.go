@@ -119,7 +119,7 @@ func runUnlock(ctx context.Context, a *app, args []string) error {
 	if e, _ := cachedEntry(st, fs, cf, path); e != nil {
 		// Unlocked already: a new timeout, no password.
 		defer e.Wipe()
-		if err := extend(st, e, path, expires); err == nil {
+		if err := keep.Extend(st, e, path, expires); err == nil {
 			fmt.Fprintf(a.stdout, "%s was unlocked already; it now locks at %s (in %v).\n", path, expires.Format("15:04:05"), *timeout)
 			return nil
 		}
@@ -134,16 +134,10 @@ func runUnlock(ctx context.Context, a *app, args []string) error {
 		return withCode(exitDamaged, err)
 	}
 	defer snap.Wipe()
-	secret, err := snap.MarshalBinary()
-	if err != nil {
-		return err
+	if err := keep.Keep(st, path, v, snap, expires); err != nil {
+		return withCode(exitIO, err)
 	}
 	info := v.Info()
-	e := &keep.Entry{Volume: path, File: snap.Identity.File, Format: info.Format, Hidden: info.Hidden, Expires: expires, Secret: secret}
-	defer e.Wipe()
-	if err := st.Put(e); err != nil {
-		return withCode(exitIO, fmt.Errorf("keeping the volume unlocked in %s: %w", st.Where(), err))
-	}
 	what := info.Format + ", " + info.Encryption + ", " + info.Hash
 	if info.Hidden {
 		what += ", hidden volume"
@@ -151,23 +145,6 @@ func runUnlock(ctx context.Context, a *app, args []string) error {
 	fmt.Fprintf(a.stdout, "Unlocked %s (%s) until %s (%v), in %s.\nLock it now with: cryptvol lock %s\n",
 		path, what, expires.Format("15:04:05"), *timeout, st.Where(), fs.Arg(0))
 	return nil
-}
-
-// extend puts an entry back with a new expiry time, after checking that it
-// still belongs to the file.
-func extend(st keep.Store, e *keep.Entry, path string, expires time.Time) error {
-	var snap volume.Snapshot
-	if err := snap.UnmarshalBinary(e.Secret); err != nil {
-		return err
-	}
-	defer snap.Wipe()
-	v, err := volume.Reopen(context.Background(), path, &snap, volume.Options{ReadOnly: true})
-	if err != nil {
-		return err
-	}
-	v.Close()
-	e.Expires = expires
-	return st.Put(e)
 }
 
 func runLock(ctx context.Context, a *app, args []string) error {
@@ -198,7 +175,7 @@ func runLock(ctx context.Context, a *app, args []string) error {
 		return nil
 	}
 	for _, p := range fs.Args() {
-		ok, err := lockOne(st, p)
+		ok, err := keep.Lock(st, p)
 		if err != nil {
 			return withCode(exitIO, err)
 		}
@@ -209,35 +186,6 @@ func runLock(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	return nil
-}
-
-// lockOne removes the entry of the file at p, or, when the file is gone
-// or another file took its place, the entry recorded under its path.
-func lockOne(st keep.Store, p string) (bool, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return false, err
-	}
-	if id, err := volume.FileIDOf(abs); err == nil {
-		if ok, err := st.Delete(id); ok || err != nil {
-			return ok, err
-		}
-	}
-	es, err := st.List()
-	if err != nil {
-		return false, err
-	}
-	found := false
-	for _, e := range es {
-		if e.Volume == abs {
-			if ok, err := st.Delete(e.File); err != nil {
-				return found, err
-			} else if ok {
-				found = true
-			}
-		}
-	}
-	return found, nil
 }
 
 func runUnlockAgent(ctx context.Context, a *app, args []string) error {
@@ -258,23 +206,12 @@ func credentialsGiven(fs *pflag.FlagSet) bool {
 // cachedEntry returns the kept unlock of path that fits the flags: no
 // credentials given, the hidden volume if --hidden, a protected outer
 // volume if --protect-hidden. nil when there is none.
+// (The error is always nil; mount's caller still takes it.)
 func cachedEntry(st keep.Store, fs *pflag.FlagSet, cf *credFlags, path string) (*keep.Entry, error) {
 	if credentialsGiven(fs) {
 		return nil, nil
 	}
-	id, err := volume.FileIDOf(path)
-	if err != nil {
-		return nil, nil // the normal open reports it
-	}
-	e, err := st.Get(id)
-	if err != nil {
-		return nil, nil
-	}
-	if cf.hidden && !e.Hidden || cf.protectHidden && e.Hidden {
-		e.Wipe()
-		return nil, nil
-	}
-	return e, nil
+	return keep.Lookup(st, path, keep.Want{Hidden: cf.hidden, ProtectHidden: cf.protectHidden}), nil
 }
 
 // openUnlocked opens path from its kept unlock, or returns nil, nil when
@@ -291,17 +228,12 @@ func openUnlocked(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags,
 		return nil, nil
 	}
 	defer e.Wipe()
-	var snap volume.Snapshot
-	if err := snap.UnmarshalBinary(e.Secret); err != nil {
+	want := keep.Want{Hidden: cf.hidden, ProtectHidden: cf.protectHidden}
+	v, err := e.Reopen(ctx, st, path, want, volume.Options{ReadOnly: readOnly, Warn: func(msg string) { a.warnf("%s", msg) }})
+	switch {
+	case errors.Is(err, keep.ErrNotFound):
 		return nil, nil
-	}
-	defer snap.Wipe()
-	if cf.protectHidden && snap.ProtectedSize == 0 {
-		return nil, nil // unlocked without the hidden volume's protection
-	}
-	v, err := volume.Reopen(ctx, path, &snap, volume.Options{ReadOnly: readOnly, Warn: func(msg string) { a.warnf("%s", msg) }})
-	if errors.Is(err, volume.ErrNotSameVolume) {
-		st.Delete(e.File)
+	case errors.Is(err, volume.ErrNotSameVolume):
 		a.warnf("%s is not the file that was unlocked (replaced, copied or given a new header): locked it", path)
 		return nil, nil
 	}
