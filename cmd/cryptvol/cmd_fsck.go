@@ -248,7 +248,7 @@ func runFormat(ctx context.Context, a *app, args []string) error {
 		return withCode(exitDestroy, fmt.Errorf("the volume already holds a %s filesystem (use --force to replace it and lose its files)", r.Type))
 	}
 	if spec.fs == "none" {
-		return fsError(eraseSignatures(v))
+		return fsError(filesystem.EraseSignatures(v))
 	}
 	if err := formatOver(ctx, a, v, spec); err != nil {
 		if errors.Is(err, context.Canceled) {
