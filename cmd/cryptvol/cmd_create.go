@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/cryptvol/cryptvol/filesystem"
-	"github.com/cryptvol/cryptvol/fsprobe"
 	"github.com/cryptvol/cryptvol/internal/atomicfile"
 	"github.com/cryptvol/cryptvol/internal/progress"
 	"github.com/cryptvol/cryptvol/volume"
@@ -234,50 +233,19 @@ func createError(err error) error {
 	return err
 }
 
-// createFile makes path through a temporary file in the same directory
-// (see internal/atomicfile), sized and sparse, and renames it into place
-// only when build succeeds: a failure or an interrupt leaves nothing
-// behind, and a killed run's file is removed by the next one. a, if not
-// nil, hears about such leftovers.
+// createFile makes the container file path with build (see
+// volume.CreateFile: nothing is left behind unless build succeeds). a, if
+// not nil, hears about the leftovers of killed runs.
 func createFile(a *app, path string, size int64, build func(dev *volume.FileDevice) error) error {
-	// A volume being replaced (--force) must not be in use: a mount or a
-	// put would go on writing to the old file, unseen.
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		old, err := volume.OpenDevice(path, false)
-		if errors.Is(err, volume.ErrLocked) {
-			return err
-		}
-		if err == nil {
-			defer old.Close()
-		}
-	}
-	o := atomicfile.Options{Perm: 0o600, KeepMode: true}
+	var leftover func(atomicfile.Leftover)
 	if a != nil {
-		o.Leftover = a.leftover
+		leftover = a.leftover
 	}
-	tmp, err := atomicfile.Create(path, o)
-	if err != nil {
-		return err
-	}
-	defer tmp.Discard()
-	if err := tmp.Truncate(size); err != nil {
-		return err
-	}
-	dev, err := volume.OpenNewDevice(tmp.Path())
-	if err != nil {
-		return err
-	}
-	err = build(dev)
-	if cerr := dev.Close(); err == nil {
-		err = cerr
-	}
+	err := volume.CreateFile(path, size, leftover, build)
 	if errors.Is(err, context.Canceled) {
 		return interrupted("%s not created (its temporary file was removed)", path)
 	}
-	if err != nil {
-		return err
-	}
-	return tmp.Commit()
+	return err
 }
 
 // formatNew writes the filesystem into a freshly created volume.
@@ -356,15 +324,10 @@ func createHidden(ctx context.Context, a *app, fl interface{ Changed(string) boo
 // end, at the risk of the outer files there).
 func outerFreeTail(ov *volume.Volume, devSize, hiddenSize int64, force bool) (int64, error) {
 	oi := ov.Info()
+	room, err := filesystem.FindTailRoom(ov, ov.Size())
 	what := "no filesystem cryptvol recognises"
-	if r, err := fsprobe.Probe(ov); err == nil {
-		what = "a filesystem of type " + r.Type
-	}
-	outerFS, err := filesystem.Open(ov, ov.Size(), filesystem.Options{})
-	var start, end int64
-	if err == nil {
-		start, end, err = filesystem.FreeTail(outerFS, ov.Size())
-		outerFS.Close()
+	if room.Type != "" {
+		what = "a filesystem of type " + room.Type
 	}
 	if err != nil {
 		if force {
@@ -377,19 +340,15 @@ func outerFreeTail(ov *volume.Volume, devSize, hiddenSize int64, force bool) (in
 		return 0, withCode(exitDestroy, fmt.Errorf("the outer volume holds %s: a hidden volume goes into FAT, exFAT, NTFS or ext4, behind their last used block (the hidden volume must not overlap it); use --force to place it at the end of the outer volume anyway, at the risk of overwriting outer files there", why))
 	}
 	hStart, hEnd := tcrypt.HiddenSpan(devSize, hiddenSize)
-	if hStart < oi.DataOffset+start || hEnd > oi.DataOffset+end {
-		room := max(hEnd-(oi.DataOffset+start), 0) // the largest hidden volume that fits
-		if hEnd > oi.DataOffset+end {
-			room = 0
-		}
+	if fits, largest := room.Fit(hStart-oi.DataOffset, hEnd-oi.DataOffset); !fits {
 		hint := ""
 		if strings.Contains(what, "ntfs") {
 			hint = " (NTFS keeps $MFTMirr and $LogFile in the middle of the volume: a hidden volume fits in about half of it at most)"
 		}
 		return 0, withCode(exitDestroy, fmt.Errorf("%w: it needs %d bytes, and at most %d fit behind the last used block of the outer volume's %s%s",
-			tcrypt.ErrNoRoom, hiddenSize, room/512*512, strings.TrimPrefix(what, "a filesystem of type "), hint))
+			tcrypt.ErrNoRoom, hiddenSize, largest/512*512, strings.TrimPrefix(what, "a filesystem of type "), hint))
 	}
-	return oi.DataOffset + start, nil
+	return oi.DataOffset + room.Start, nil
 }
 
 // createLUKSFile creates a LUKS1 or LUKS2 container (cryptsetup luksFormat
