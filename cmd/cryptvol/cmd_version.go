@@ -4,14 +4,9 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"strings"
 
-	"github.com/cryptvol/cryptvol/ciphers"
-	"github.com/cryptvol/cryptvol/ciphers/adiantum"
-	"github.com/cryptvol/cryptvol/ciphers/chacha20"
-	"github.com/cryptvol/cryptvol/hashes"
-	"github.com/cryptvol/cryptvol/kdf"
+	"github.com/cryptvol/cryptvol/internal/platform"
 )
 
 // version, commit and modified are set at link time by the release build
@@ -50,73 +45,16 @@ func runVersion(ctx context.Context, a *app, args []string) error {
 	if err := wantArgs(fs, 0, 0); err != nil {
 		return err
 	}
-	rev, dirty := commit, modified == "true"
-	var build []string // the settings that choose code paths
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				if commit == "" {
-					rev = s.Value
-				}
-			case "vcs.modified":
-				if commit == "" {
-					dirty = s.Value == "true"
-				}
-			case "GOARM", "GOAMD64", "GOARM64", "GOMIPS64", "GORISCV64", "CGO_ENABLED", "-tags":
-				build = append(build, s.Key+"="+s.Value)
-			}
-		}
-	}
-	if rev == "" {
-		rev = "unknown"
-	}
-	if dirty {
-		rev += " (modified)"
-	}
-	fmt.Fprintf(a.stdout, "cryptvol %s\ncommit %s\n%s %s/%s\n", version, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	if len(build) > 0 {
-		fmt.Fprintf(a.stdout, "build: %s\n", strings.Join(build, " "))
+	b := platform.ReadBuild(commit, modified)
+	fmt.Fprintf(a.stdout, "cryptvol %s\ncommit %s\n%s %s/%s\n", version, b.Revision, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if len(b.Settings) > 0 {
+		fmt.Fprintf(a.stdout, "build: %s\n", strings.Join(b.Settings, " "))
 	}
 	for _, l := range accelerationReport() {
 		if !strings.HasPrefix(l, "cipher code paths:") {
 			fmt.Fprintln(a.stdout, l)
 		}
 	}
-	fmt.Fprint(a.stdout, codePaths())
+	fmt.Fprint(a.stdout, platform.CodePaths())
 	return nil
-}
-
-// codePaths lists the code path of each cipher on this CPU, one per line;
-// the legacy ciphers, which share one description, are grouped.
-func codePaths() string {
-	var b strings.Builder
-	b.WriteString("cipher code paths:\n")
-	var legacy []string
-	legacyImpl := map[string][]string{}
-	for _, s := range ciphers.All() {
-		if s.Legacy {
-			if _, ok := legacyImpl[s.Implementation()]; !ok {
-				legacy = append(legacy, s.Implementation())
-			}
-			legacyImpl[s.Implementation()] = append(legacyImpl[s.Implementation()], s.Name)
-			continue
-		}
-		fmt.Fprintf(&b, "  %-11s %s\n", s.Name, s.Implementation())
-	}
-	for _, impl := range legacy {
-		fmt.Fprintf(&b, "  legacy (%s): %s\n", strings.Join(legacyImpl[impl], ", "), impl)
-	}
-	// Not a volume cipher: `cryptvol enc -chacha20` uses it.
-	fmt.Fprintf(&b, "  %-11s %s (enc)\n", "ChaCha20", chacha20.Implementation())
-	// LUKS2 xchacha12,aes-adiantum-plain64: its stream cipher and hash
-	// (its AES is the AES line's).
-	fmt.Fprintf(&b, "  %-11s %s (Adiantum)\n", "XChaCha", chacha20.XImplementation())
-	fmt.Fprintf(&b, "  %-11s %s (Adiantum)\n", "NH", adiantum.NHImplementation())
-	// The PRFs whose PBKDF2 chains run in SIMD lanes.
-	b.WriteString("kdf code paths:\n")
-	for _, h := range []string{hashes.SHA512, hashes.SHA256, hashes.BLAKE2s256, hashes.RIPEMD160} {
-		fmt.Fprintf(&b, "  PBKDF2-%-11s %s\n", h, kdf.PBKDF2Path(h))
-	}
-	return b.String()
 }
