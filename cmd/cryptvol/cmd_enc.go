@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cryptvol/cryptvol/internal/atomicfile"
 	"github.com/cryptvol/cryptvol/opensslenc"
 )
 
@@ -123,7 +124,7 @@ func runEnc(ctx context.Context, a *app, args []string) error {
 		defer f.Close()
 		in = f
 	}
-	counted := &countingReader{r: in}
+	counted := &opensslenc.CountingReader{R: in}
 
 	// one prepares the operation on dst (reading the header when
 	// decrypting), prints the keys for -p/-P and runs it.
@@ -148,53 +149,42 @@ func runEnc(ctx context.Context, a *app, args []string) error {
 		return encError(op.Run(ctx))
 	}
 
-	out := &countingWriter{}
+	out := &opensslenc.CountingWriter{}
 	switch {
 	case ea.Print == 2:
 		err = one(io.Discard)
 	case ea.Out == "" || ea.Out == "-":
-		out.w = a.stdout
+		out.W = a.stdout
 		err = one(out)
 	default:
 		err = writeEncOutput(a, ea.In, ea.Out, func(w io.Writer) error {
-			out.w = w
+			out.W = w
 			return one(out)
 		})
 	}
 	if errors.Is(err, context.Canceled) {
 		if ea.Out == "" || ea.Out == "-" {
-			return interrupted("%d bytes read, %d written to standard output", counted.n, out.n)
+			return interrupted("%d bytes read, %d written to standard output", counted.N, out.N)
 		}
-		return interrupted("%d bytes read; %s not written (its temporary file was removed)", counted.n, ea.Out)
+		return interrupted("%d bytes read; %s not written (its temporary file was removed)", counted.N, ea.Out)
 	}
 	if err == nil && ea.Verbose {
-		fmt.Fprintf(a.stderr, "bytes read   : %8d\nbytes written: %8d\n", counted.n, out.n)
+		fmt.Fprintf(a.stderr, "bytes read   : %8d\nbytes written: %8d\n", counted.N, out.N)
 	}
 	return err
 }
 
 // writeEncOutput writes the output file through a temporary file renamed
-// when complete, refusing the input file itself; a device or pipe (such
-// as /dev/null) is written directly, as nothing can be renamed over it.
+// when complete (atomicfile.WriteOrStream: a device or pipe, such as
+// /dev/null, is written directly), refusing the input file itself.
 func writeEncOutput(a *app, inName, outName string, fill func(w io.Writer) error) error {
-	st, err := os.Stat(outName)
-	if err == nil && inName != "" && inName != "-" {
-		if ist, err := os.Stat(inName); err == nil && os.SameFile(st, ist) {
+	if inName != "" && inName != "-" {
+		st, err := os.Stat(outName)
+		if ist, ierr := os.Stat(inName); err == nil && ierr == nil && os.SameFile(st, ist) {
 			return withCode(exitDestroy, fmt.Errorf("-out %s is the input file: it would be destroyed", outName))
 		}
 	}
-	if err == nil && !st.Mode().IsRegular() {
-		f, err := os.OpenFile(outName, os.O_WRONLY, 0)
-		if err != nil {
-			return withCode(exitIO, err)
-		}
-		if err := fill(f); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	}
-	return writeAtomically(a, outName, fill)
+	return atomicfile.WriteOrStream(outName, atomicfile.Options{KeepMode: true, Leftover: a.leftover}, fill)
 }
 
 // encError maps the package's errors to the project's exit codes.
@@ -255,26 +245,4 @@ func printEncCiphers(w io.Writer) {
 		}
 		fmt.Fprintf(w, "-%-25s%s", n, sep)
 	}
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
