@@ -93,6 +93,15 @@ type ReencryptPlan struct {
 	Align    int64
 }
 
+// Completed is how many bytes are re-encrypted, whichever way the run
+// goes.
+func (p *ReencryptPlan) Completed() int64 {
+	if p.Backward {
+		return p.Size - p.Done
+	}
+	return p.Done
+}
+
 // Reencryption is a format driver's side of a re-encryption in progress:
 // it commits the engine's progress to the volume's metadata, each call
 // durable (synced) when it returns.

@@ -184,7 +184,12 @@ func runReencrypt(ctx context.Context, a *app, args []string) error {
 			return nil, false, err
 		}
 		defer creds.Wipe()
-		return startOrResume(ctx, a, dev, hdr, creds, o, &rf)
+		return reencrypt.StartOrResume(ctx, dev, hdr, creds, reencrypt.Options{
+			Open: o, Encryption: rf.encryption, ProtectHidden: o.ProtectHidden,
+			Cipher: rf.cipher, KeySize: rf.keySize, SectorSize: rf.sectorSize,
+			Resilience: volume.Resilience(rf.resilience),
+			Warn:       func(m string) { a.warnf("%s", m) },
+		}, rf.resume)
 	})
 	if err != nil {
 		return reencryptError(err, path)
@@ -192,7 +197,7 @@ func runReencrypt(ctx context.Context, a *app, args []string) error {
 	defer r.Close()
 	p := r.Plan()
 	if resumed {
-		fmt.Fprintf(a.stderr, "Resuming the interrupted re-encryption of %s (%s): %s of %s done.\n", path, p.Format, mib(doneOf(p)), mib(p.Size))
+		fmt.Fprintf(a.stderr, "Resuming the interrupted re-encryption of %s (%s): %s of %s done.\n", path, p.Format, mib(p.Completed()), mib(p.Size))
 	}
 	bar := progress.New(a.stderr, "Re-encrypting", p.Size, stderrIsTerminal())
 	err = reencrypt.Run(ctx, r, reencrypt.RunOptions{Progress: func(done, _ int64) { bar.Set(done) }})
@@ -212,33 +217,6 @@ func runReencrypt(ctx context.Context, a *app, args []string) error {
 	return nil
 }
 
-// startOrResume begins the re-encryption rf asks for, or picks up the one
-// in progress: asked to (--resume), or when the volume turns out to be
-// mid-way (as cryptsetup reencrypt does). resumed says which.
-func startOrResume(ctx context.Context, a *app, dev, hdr volume.Device, creds volume.Credentials, o volume.Options, rf *reencryptFlags) (volume.Reencryption, bool, error) {
-	resume := func() (volume.Reencryption, bool, error) {
-		r, err := reencrypt.Resume(ctx, dev, hdr, creds, o)
-		return r, err == nil, err
-	}
-	if rf.resume {
-		return resume()
-	}
-	ro := reencrypt.Options{
-		Open: o, Encryption: rf.encryption, ProtectHidden: o.ProtectHidden,
-		Cipher: rf.cipher, KeySize: rf.keySize, SectorSize: rf.sectorSize,
-		Resilience: volume.Resilience(rf.resilience),
-		Warn:       func(m string) { a.warnf("%s", m) },
-	}
-	r, err := reencrypt.Start(ctx, dev, hdr, creds, ro)
-	if errors.Is(err, volume.ErrReencrypting) {
-		if rf.encryption != "" || rf.cipher != "" || rf.keySize != 0 || rf.sectorSize != 0 {
-			a.warnf("a re-encryption of this volume was interrupted: it is completed as it was begun, without the new options given now")
-		}
-		return resume()
-	}
-	return r, false, err
-}
-
 // withTries2 is withTries for an open that also says something (here:
 // whether it resumed).
 func withTries2[T any](a *app, cf *credFlags, open func() (T, bool, error)) (T, bool, error) {
@@ -249,13 +227,6 @@ func withTries2[T any](a *app, cf *credFlags, open func() (T, bool, error)) (T, 
 		return v, err
 	})
 	return v, flag, err
-}
-
-func doneOf(p *volume.ReencryptPlan) int64 {
-	if p.Backward {
-		return p.Size - p.Done
-	}
-	return p.Done
 }
 
 func mib(n int64) string {

@@ -145,7 +145,7 @@ func encryptImage(ctx context.Context, a *app, fl *pflag.FlagSet, cf *credFlags,
 	defer r.Close()
 	p := r.Plan()
 	if resumed {
-		fmt.Fprintf(a.stderr, "Resuming the interrupted encryption of %s: %s of %s done.\n", path, mib(doneOf(p)), mib(p.Size))
+		fmt.Fprintf(a.stderr, "Resuming the interrupted encryption of %s: %s of %s done.\n", path, mib(p.Completed()), mib(p.Size))
 	}
 	bar := progress.New(a.stderr, "Encrypting", p.Size, stderrIsTerminal())
 	err = reencrypt.Run(ctx, r, reencrypt.RunOptions{Progress: func(done, _ int64) { bar.Set(done) }})

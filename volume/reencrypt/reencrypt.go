@@ -109,3 +109,27 @@ func isLUKS(hdr volume.Device, typ string) bool {
 	}
 	return luks.Present(hdr)
 }
+
+// StartOrResume begins the re-encryption o describes or, when the volume
+// turns out to be mid-way through one, picks that one up instead, as
+// cryptsetup reencrypt does; with onlyResume it only resumes (an error
+// wrapping ErrNotReencrypting when there is nothing to resume). resumed
+// says which it did. A resumed re-encryption goes on as it was begun:
+// o.Warn hears so when o asked for a new cipher, key or sector size.
+func StartOrResume(ctx context.Context, dev, hdr volume.Device, creds volume.Credentials, o Options, onlyResume bool) (r volume.Reencryption, resumed bool, err error) {
+	resume := func() (volume.Reencryption, bool, error) {
+		r, err := Resume(ctx, dev, hdr, creds, o.Open)
+		return r, err == nil, err
+	}
+	if onlyResume {
+		return resume()
+	}
+	r, err = Start(ctx, dev, hdr, creds, o)
+	if errors.Is(err, volume.ErrReencrypting) {
+		if (o.Encryption != "" || o.Cipher != "" || o.KeySize != 0 || o.SectorSize != 0) && o.Warn != nil {
+			o.Warn("a re-encryption of this volume was interrupted: it is completed as it was begun, without the new options given now")
+		}
+		return resume()
+	}
+	return r, false, err
+}
