@@ -11,6 +11,7 @@ import (
 
 	"github.com/cryptvol/cryptvol/internal/atomicfile"
 	"github.com/cryptvol/cryptvol/internal/progress"
+	"github.com/cryptvol/cryptvol/volume"
 )
 
 func init() {
@@ -57,54 +58,33 @@ func runExport(ctx context.Context, a *app, args []string) error {
 	}
 	defer v.Close()
 	if out == "-" {
-		err := copyVolume(ctx, a, a.stdout, v, v.Size())
-		var ie *copyInterrupted
+		err := copyVolume(ctx, a, a.stdout, v)
+		var ie *volume.ExportInterrupted
 		if errors.As(err, &ie) {
-			return interrupted("%s of %s written to standard output", humanSize(ie.done), humanSize(ie.total))
+			return interrupted("%s of %s written to standard output", humanSize(ie.Done), humanSize(ie.Total))
 		}
 		return err
 	}
 	err = writeAtomically(a, out, func(w io.Writer) error {
-		return copyVolume(ctx, a, w, v, v.Size())
+		return copyVolume(ctx, a, w, v)
 	})
-	var ie *copyInterrupted
+	var ie *volume.ExportInterrupted
 	if errors.As(err, &ie) {
-		return interrupted("%s of %s exported; %s not written (its temporary file was removed)", humanSize(ie.done), humanSize(ie.total), out)
+		return interrupted("%s of %s exported; %s not written (its temporary file was removed)", humanSize(ie.Done), humanSize(ie.Total), out)
 	}
 	return err
 }
 
-// copyInterrupted is copyVolume stopped by a signal after done bytes.
-type copyInterrupted struct{ done, total int64 }
-
-func (e *copyInterrupted) Error() string { return "interrupted" }
-func (e *copyInterrupted) Unwrap() error { return context.Canceled }
-
-// copyVolume streams size bytes of r to w in large chunks, with a progress
-// bar on a terminal.
-func copyVolume(ctx context.Context, a *app, w io.Writer, r io.ReaderAt, size int64) error {
-	bar := progress.New(a.stderr, "Exporting", size, a.showProgress())
-	buf := make([]byte, 4<<20)
-	for off := int64(0); off < size; {
-		if ctx.Err() != nil {
-			bar.Finish()
-			return &copyInterrupted{done: off, total: size}
-		}
-		n := int64(len(buf))
-		if size-off < n {
-			n = size - off
-		}
-		if _, err := r.ReadAt(buf[:n], off); err != nil && !(errors.Is(err, io.EOF) && n > 0) {
-			return err
-		}
-		if _, err := w.Write(buf[:n]); err != nil {
-			return err
-		}
-		off += n
-		bar.Set(off)
+// copyVolume writes v's data area to w, with a progress bar on a
+// terminal (finished unless an error other than an interrupt stops it).
+func copyVolume(ctx context.Context, a *app, w io.Writer, v *volume.Volume) error {
+	bar := progress.New(a.stderr, "Exporting", v.Size(), a.showProgress())
+	err := v.Export(ctx, w, bar.Set)
+	var ie *volume.ExportInterrupted
+	if err == nil || errors.As(err, &ie) {
+		bar.Finish()
 	}
-	bar.Finish()
-	return nil
+	return err
 }
 
 func stderrIsTerminal() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
