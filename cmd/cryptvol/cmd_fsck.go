@@ -147,49 +147,26 @@ var fsckers = map[string]fsckFunc{
 	"ntfs":  checkExternal(external.Ntfsfix),
 }
 
-// fsckBuiltIn is fsck of FAT and exFAT with their own checkers. A repair
-// opens the filesystem as found (an interrupted session not recovered
-// first: the check reports it and the repair completes it), and is
-// followed by a fresh check of what is on disk.
+// fsckBuiltIn is fsck of FAT and exFAT with their own checkers
+// (filesystem.CheckAndRepair), with the command line's warnings, report
+// and exit codes.
 func fsckBuiltIn(ctx context.Context, a *app, v *volume.Volume, o *fsckOptions) error {
 	typ := "vfat" // and where nothing is recognised: the error explains
 	if r, err := fsprobe.Probe(v); err == nil {
 		typ = r.Type
 	}
-	check := func(repair bool) (filesystem.CheckReport, error) {
-		fsys, err := filesystem.OpenAs(typ, v, v.Size(), filesystem.Options{Writable: repair, NoRecovery: repair})
-		if err != nil {
-			if typ == "vfat" && (errors.Is(err, filesystem.ErrUnknown) || errors.Is(err, filesystem.ErrTooSmall)) {
-				return nil, notFATError(v, o.volPath, false, err)
-			}
-			return nil, withCode(exitDamaged, err)
-		}
-		if d, ok := fsys.(filesystem.Dirtier); ok && !repair && typ == "vfat" && d.Dirty() {
-			warnDirtyFAT(a, o.volPath)
-		}
-		ck, ok := fsys.(filesystem.Checker)
-		if !ok {
-			fsys.Close()
-			return nil, withCode(exitNoTool, fmt.Errorf("no built-in checker for %s", typ))
-		}
-		rep, err := ck.Check(repair)
-		if cerr := fsys.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, fsErrorIn(o.volPath, err)
-		}
-		return rep, nil
-	}
-	rep, err := check(o.repair)
-	if err != nil {
-		return err
-	}
-	after, carried := filesystem.AfterRepair(rep)
-	if o.repair && !rep.Clean() && !carried {
-		if after, err = check(false); err != nil {
-			return err
-		}
+	rep, after, carried, err := filesystem.CheckAndRepair(typ, v, v.Size(), filesystem.CheckOptions{
+		Repair: o.repair, Dirty: func() { warnDirtyFAT(a, o.volPath) }})
+	var oe *filesystem.CheckOpenError
+	switch {
+	case errors.As(err, &oe) && typ == "vfat" && (errors.Is(err, filesystem.ErrUnknown) || errors.Is(err, filesystem.ErrTooSmall)):
+		return notFATError(v, o.volPath, false, oe.Err)
+	case errors.As(err, &oe):
+		return withCode(exitDamaged, oe.Err)
+	case errors.Is(err, filesystem.ErrNoChecker):
+		return withCode(exitNoTool, err)
+	case err != nil:
+		return fsErrorIn(o.volPath, err)
 	}
 	if o.json {
 		if err := writeJSON(a.stdout, filesystem.CheckJSON(rep, after)); err != nil {
