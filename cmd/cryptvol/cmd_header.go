@@ -76,7 +76,7 @@ func runHeader(ctx context.Context, a *app, args []string) error {
 	if err := refuseForeign("header "+verb, dev); err != nil {
 		return err
 	}
-	if luks.Present(dev) || strings.HasPrefix(cf.typ, "luks") || (verb == "restore" && luksFile(file)) {
+	if luks.Present(dev) || strings.HasPrefix(cf.typ, "luks") || (verb == "restore" && luks.IsHeaderFile(file)) {
 		return luksHeader(a, dev, verb, path, file, *force)
 	}
 	creds, o, err := cf.resolve(a, fl, verb == "backup")
@@ -112,19 +112,6 @@ func runHeader(ctx context.Context, a *app, args []string) error {
 func holdsFilesystem(data io.ReaderAt, size int64) bool {
 	_, err := fsprobe.Probe(data)
 	return err == nil
-}
-
-// luksFile reports whether the backup file is a LUKS header, so that a
-// device whose own header is gone is restored as LUKS.
-func luksFile(name string) bool {
-	f, err := os.Open(name)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 8)
-	n, _ := io.ReadFull(f, head)
-	return luks.IsLUKS(head[:n])
 }
 
 // restoreError gives a refused restore its exit code and the way round.
