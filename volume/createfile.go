@@ -27,24 +27,59 @@ func CreateFile(path string, size int64, leftover func(atomicfile.Leftover), bui
 			defer old.Close()
 		}
 	}
-	tmp, err := atomicfile.Create(path, atomicfile.Options{Perm: 0o600, KeepMode: true, Leftover: leftover})
+	nf, err := CreateNewFile(path, size, leftover)
 	if err != nil {
 		return err
 	}
-	defer tmp.Discard()
-	if err := tmp.Truncate(size); err != nil {
-		return err
-	}
-	dev, err := OpenNewDevice(tmp.Path())
-	if err != nil {
-		return err
-	}
-	err = build(dev)
-	if cerr := dev.Close(); err == nil {
+	defer nf.Discard()
+	err = build(nf.FileDevice)
+	if cerr := nf.FileDevice.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	return tmp.Commit()
+	return nf.tmp.Commit()
+}
+
+// NewFile is a file being made, open as a device: a temporary file beside
+// its path (internal/atomicfile) that becomes the path on Commit. Discard,
+// deferred, removes it unless it was committed.
+type NewFile struct {
+	*FileDevice
+	tmp *atomicfile.File
+}
+
+// CreateNewFile starts making the file path (a container, or a detached
+// header beside one) of size bytes, sparse, readable by its owner only (a
+// file it replaces keeps its mode); leftover is CreateFile's.
+func CreateNewFile(path string, size int64, leftover func(atomicfile.Leftover)) (*NewFile, error) {
+	tmp, err := atomicfile.Create(path, atomicfile.Options{Perm: 0o600, KeepMode: true, Leftover: leftover})
+	if err != nil {
+		return nil, err
+	}
+	if err := tmp.Truncate(size); err != nil {
+		tmp.Discard()
+		return nil, err
+	}
+	dev, err := OpenNewDevice(tmp.Path())
+	if err != nil {
+		tmp.Discard()
+		return nil, err
+	}
+	return &NewFile{dev, tmp}, nil
+}
+
+// Commit closes the device (Windows renames no open file) and renames
+// the file into place.
+func (f *NewFile) Commit() error {
+	f.FileDevice.Close()
+	return f.tmp.Commit()
+}
+
+// Discard closes the device and removes the file, unless it was
+// committed.
+func (f *NewFile) Discard() {
+	f.FileDevice.Close()
+	f.tmp.Discard()
 }

@@ -79,3 +79,42 @@ func TestCreateFile(t *testing.T) {
 		t.Fatalf("left in the directory: %v", entries)
 	}
 }
+
+// TestCreateNewFile: a new file appears under its name only on Commit,
+// with what was written to its device; Discard leaves nothing.
+func TestCreateNewFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v.hdr")
+	nf, err := volume.CreateNewFile(path, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nf.WriteAt([]byte("discarded"), 0); err != nil {
+		t.Fatal(err)
+	}
+	nf.Discard()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left after Discard: %v", entries)
+	}
+	nf, err = volume.CreateNewFile(path, 4096, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nf.Discard()
+	if _, err := nf.WriteAt([]byte("header"), 512); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the file appeared before Commit: %v", err)
+	}
+	if err := nf.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) != 4096 || string(b[512:518]) != "header" {
+		t.Fatalf("committed file: %d bytes, %v", len(b), err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("beside the committed file: %v", entries)
+	}
+}

@@ -357,31 +357,25 @@ func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFl
 	if _, err := os.Lstat(path); err == nil && !f.force {
 		return withCode(exitDestroy, fmt.Errorf("%s exists (use --force to replace it)", path))
 	}
-	var hdr *volume.FileDevice
-	var hdrTmp *atomicfile.File
+	var hdr *volume.NewFile
 	if cf.header != "" {
 		if _, err := os.Lstat(cf.header); err == nil && !f.force {
 			return withCode(exitDestroy, fmt.Errorf("header file %s exists (use --force to replace it)", cf.header))
 		}
 		// Written beside it and renamed into place with the container,
 		// like the container itself.
-		ht, err := atomicfile.Create(cf.header, atomicfile.Options{Perm: 0o600, KeepMode: true, Leftover: a.leftover})
-		if err != nil {
+		var err error
+		if hdr, err = volume.CreateNewFile(cf.header, 0, a.leftover); err != nil {
 			return err
 		}
-		defer ht.Discard()
-		if hdr, err = volume.OpenNewDevice(ht.Path()); err != nil {
-			return err
-		}
-		defer hdr.Close()
-		hdrTmp = ht
+		defer hdr.Discard()
 	}
 	return createFile(a, path, size, func(dev *volume.FileDevice) error {
 		bar := progress.New(a.stderr, "Creating", dev.Size(), a.showProgress())
 		common := luksCreateCommon{Type: typ, Hash: cf.hash, Encryption: cf.encryption, Label: f.label, KeySlot: cf.keySlot, Quick: f.quick,
 			Progress: func(done, total int64) { bar.Set(done) }}
 		if hdr != nil {
-			common.Header = hdr
+			common.Header = hdr.FileDevice
 		}
 		o, err := lf.options(common)
 		if err != nil {
@@ -398,9 +392,8 @@ func createLUKSFile(ctx context.Context, a *app, cf *credFlags, lf *luksCreateFl
 		if !f.quick {
 			a.infof("Done: 100.000%%  Speed: %s/s  Left: 0 s", progress.FormatRate(speed))
 		}
-		if hdrTmp != nil {
-			hdr.Close() // Windows renames no open file
-			if err := hdrTmp.Commit(); err != nil {
+		if hdr != nil {
+			if err := hdr.Commit(); err != nil {
 				return err
 			}
 		}
