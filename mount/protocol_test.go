@@ -112,3 +112,45 @@ func TestDavURL(t *testing.T) {
 		}
 	}
 }
+
+// TestServeProtocolNFS: the NFS server's JSON ready line gives the URL,
+// export and port; the table lists it as nfs until it is cancelled.
+func TestServeProtocolNFS(t *testing.T) {
+	v, p := newVolume(t, kinds[0], 8<<20)
+	fsys, err := filesystem.Open(v, v.Size(), filesystem.Options{Writable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := Table{Dir: filepath.Join(t.TempDir(), "run")}
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() {
+		served <- ServeProtocol(ctx, v, fsys, ProtocolOptions{NFS: true, Config: webdav.Config{Listen: "127.0.0.1:0"}, JSON: true,
+			Out: pw, Log: io.Discard, Volume: p, Table: tab})
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the ready line: %v (serve: %v)", err, <-served)
+	}
+	go io.Copy(io.Discard, pr)
+	var ready struct {
+		URL, Export string
+		Port, PID   int
+	}
+	if err := json.Unmarshal([]byte(line), &ready); err != nil || !strings.HasPrefix(ready.URL, "nfs://") || ready.Export == "" || ready.Port == 0 {
+		t.Fatalf("ready line %q: %+v, %v", line, ready, err)
+	}
+	if es, _ := tab.Entries(); len(es) != 1 || es[0].Mode != ModeNFS || es[0].MountPoint != ready.URL {
+		t.Errorf("table while serving: %+v", es)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("ServeProtocol: %v", err)
+	}
+	if es, _ := tab.Entries(); len(es) != 0 {
+		t.Errorf("table after the serve: %+v", es)
+	}
+}
