@@ -42,9 +42,16 @@
 // then detaches it.
 //
 // The package also keeps the table of active mounts that `cryptvol list`
-// shows (Table) and the daemon plumbing of `cryptvol mount` (StartDaemon,
-// DaemonStart). The raw-versus-encrypted I/O benchmark that mounts through
-// it is package bench/iobench.
+// shows (Table, WriteList), the daemon plumbing of `cryptvol mount`
+// (StartDaemon, DaemonStart, DaemonSecret) and what the daemon runs:
+// Serve mounts in the mode asked (files, a stacked driver under its raw
+// file's helper process, StartRawHelper and ServeRaw; raw; loop) and serves
+// until unmounted or cancelled. UnmountAll and UnmountRecorded end mounts
+// and wait for their daemons; ServeVia mounts through WinFsp or a loopback
+// WebDAV or NFS server, ServeProtocol is `cryptvol serve`. Their failures
+// carry a Kind (Failure) that the command maps to its exit code. The
+// raw-versus-encrypted I/O benchmark that mounts through it is package
+// bench/iobench.
 //
 // FUSE is available on Linux (every architecture, 32-bit ARM included:
 // go.mod keeps go-fuse at v2.11.0, because v2.12's splice package does not

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if f := os.Getenv(leaderExitEnv); f != "" {
 		leaderExitHelper(f)
 	}
+	if os.Getenv(rawHelperEnv) != "" && IsDaemon() {
+		rawHelperMain()
+	}
 	os.Exit(m.Run())
 }
 

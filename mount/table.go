@@ -20,6 +20,11 @@ const (
 	// ModeWebDAV is 'cryptvol serve --webdav': no mount, the files served
 	// over WebDAV; MountPoint is the URL.
 	ModeWebDAV = "webdav"
+	// ModeNFS is 'cryptvol serve --nfs' and 'mount --via nfs': MountPoint
+	// is the URL.
+	ModeNFS = "nfs"
+	// ModeWinFsp is a mount through mount/cgofs (WinFsp).
+	ModeWinFsp = "winfsp"
 )
 
 // Entry describes one cryptvol mount, as its daemon recorded it.

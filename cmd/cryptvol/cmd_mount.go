@@ -7,19 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/cryptvol/cryptvol/fsprobe"
 	"github.com/cryptvol/cryptvol/mount"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -248,71 +245,8 @@ func prepareMount(cf *credFlags, mf *mountFlags, vol, mnt string) (string, strin
 	if mf.readOnly && cf.protectHidden {
 		return "", "", usageError(errors.New("--protect-hidden guards writes, and --read-only makes none"))
 	}
-	volPath, err := filepath.Abs(vol)
-	if err != nil {
-		return "", "", err
-	}
-	dir, err := filepath.Abs(mnt)
-	if err != nil {
-		return "", "", err
-	}
-	if err := checkMountArgs(volPath, dir); err != nil {
-		return "", "", err
-	}
-	if err := mount.Available(); err != nil {
-		return "", "", withCode(exitIO, err)
-	}
-	return volPath, dir, nil
-}
-
-// checkMountArgs refuses a missing volume, a mount point that is not a
-// directory or is already mounted, and a volume that is already mounted.
-func checkMountArgs(volPath, dir string) error {
-	if _, err := os.Stat(volPath); err != nil {
-		return withCode(exitIO, err)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return usageError(fmt.Errorf("mount point: %w (create the directory first)", err))
-	}
-	if !fi.IsDir() {
-		return usageError(fmt.Errorf("mount point %s is not a directory", dir))
-	}
-	if mp, ok := mount.IsMountPoint(dir); ok {
-		return usageError(fmt.Errorf("%s is already a mount point (%s from %s)", dir, mp.FSType, mp.Source))
-	}
-	if e, err := mount.DefaultTable().Find(volPath); err == nil && e.Volume == volPath && e.Alive {
-		return withCode(exitDestroy, fmt.Errorf("%s is already mounted at %s: mounting it twice would corrupt it", volPath, e.MountPoint))
-	}
-	return nil
-}
-
-// daemonSecret is what the parent hands the mount daemon: the resolved
-// credentials (it may have prompted for them), never on the command line,
-// and the open options that go with them.
-type daemonSecret struct {
-	// Unlocked says the daemon opens the volume from its kept unlock
-	// (cryptvol unlock) and Creds is empty.
-	Unlocked bool                `json:"unlocked,omitempty"`
-	Creds    volume.Credentials  `json:"creds"`
-	Protect  *volume.Credentials `json:"protect,omitempty"`
-	Open     openOptions         `json:"open"`
-}
-
-// openOptions are the serialisable part of volume.Options.
-type openOptions struct {
-	Type, Hash, Encryption, Header string
-	Hidden, System, ReadOnly       bool
-}
-
-func toOpenOptions(o volume.Options) openOptions {
-	return openOptions{Type: o.Type, Hash: o.Hash, Encryption: o.Encryption, Header: o.Header,
-		Hidden: o.Hidden, System: o.System, ReadOnly: o.ReadOnly}
-}
-
-func (oo openOptions) options(protect *volume.Credentials) volume.Options {
-	return volume.Options{Type: oo.Type, Hash: oo.Hash, Encryption: oo.Encryption, Header: oo.Header,
-		Hidden: oo.Hidden, System: oo.System, ReadOnly: oo.ReadOnly, ProtectHidden: protect}
+	volPath, dir, err := mount.MountPaths(mount.DefaultTable(), vol, mnt)
+	return volPath, dir, fromMount(err)
 }
 
 // startMountDaemon resolves the credentials here (prompting if needed),
@@ -320,7 +254,7 @@ func (oo openOptions) options(protect *volume.Credentials) volume.Options {
 // mount is ready.
 func startMountDaemon(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, mf *mountFlags, args []string) error {
 	if volPath, err := filepath.Abs(fs.Arg(0)); err == nil && unlockedFits(fs, cf, volPath) {
-		return runMountDaemonProcess(ctx, a, args, daemonSecret{Unlocked: true, Open: openOptions{Hidden: cf.hidden, ReadOnly: mf.readOnly}})
+		return runMountDaemonProcess(ctx, a, args, mount.DaemonSecret{Unlocked: true, Open: mount.OpenOptions{Hidden: cf.hidden, ReadOnly: mf.readOnly}})
 	}
 	_, err := withTries(a, cf, func() (struct{}, error) {
 		return struct{}{}, startMountDaemonWith(ctx, a, fs, cf, mf, args)
@@ -336,16 +270,9 @@ func startMountDaemonWith(ctx context.Context, a *app, fs *pflag.FlagSet, cf *cr
 		return err
 	}
 	defer c.Wipe()
-	s := daemonSecret{Creds: c, Protect: o.ProtectHidden, Open: toOpenOptions(o)}
+	s := mount.NewDaemonSecret(c, o)
 	if s.Protect != nil {
 		defer s.Protect.Wipe()
-	}
-	for _, ks := range [][]string{s.Creds.Keyfiles, protectKeyfiles(s.Protect)} {
-		for i, k := range ks {
-			if abs, err := filepath.Abs(k); err == nil {
-				ks[i] = abs
-			}
-		}
 	}
 	return runMountDaemonProcess(ctx, a, args, s)
 }
@@ -353,7 +280,7 @@ func startMountDaemonWith(ctx context.Context, a *app, fs *pflag.FlagSet, cf *cr
 // runMountDaemonProcess starts the daemon, hands it s and waits until the
 // mount is ready or failed. A failure to unlock comes back wrapping
 // volume.ErrWrongPassword, so that withTries can ask again.
-func runMountDaemonProcess(ctx context.Context, a *app, args []string, s daemonSecret) error {
+func runMountDaemonProcess(ctx context.Context, a *app, args []string, s mount.DaemonSecret) error {
 	secret, err := json.Marshal(s)
 	if err != nil {
 		return err
@@ -380,13 +307,6 @@ type authError struct{ msg string }
 func (e authError) Error() string { return e.msg }
 func (e authError) Unwrap() error { return volume.ErrWrongPassword }
 
-func protectKeyfiles(c *volume.Credentials) []string {
-	if c == nil {
-		return nil
-	}
-	return c.Keyfiles
-}
-
 // runMountDaemon is the background process: credentials from the parent,
 // progress back to it until the mount is ready, then a log file.
 func runMountDaemon(ctx context.Context, cf *credFlags, mf *mountFlags, vol, mnt string) error {
@@ -394,7 +314,7 @@ func runMountDaemon(ctx context.Context, cf *credFlags, mf *mountFlags, vol, mnt
 	if err != nil {
 		return err
 	}
-	var s daemonSecret
+	var s mount.DaemonSecret
 	err = json.Unmarshal(secret, &s)
 	clear(secret)
 	if err != nil {
@@ -408,7 +328,7 @@ func runMountDaemon(ctx context.Context, cf *credFlags, mf *mountFlags, vol, mnt
 		d.Fail(err, exitCodeFor(err))
 		return err
 	}
-	o := s.Open.options(s.Protect)
+	o := s.Options()
 	da := &app{stdin: bytes.NewReader(nil), stdout: io.Discard, stderr: d}
 	o.Warn = func(msg string) { da.warnf("%s", msg) }
 	o.WrapDevice = testWrapDevice // nil but in tests
@@ -426,265 +346,39 @@ func runMountDaemon(ctx context.Context, cf *credFlags, mf *mountFlags, vol, mnt
 }
 
 // serveMount unlocks the volume, mounts it and serves until it is
-// unmounted or a signal arrives. d is the daemon's pipe to its parent (nil
-// in the foreground).
+// unmounted or a signal arrives (mount.Serve). d is the daemon's pipe to
+// its parent (nil in the foreground).
 func serveMount(ctx context.Context, a *app, mf *mountFlags, volPath, dir string, open func(context.Context) (*volume.Volume, error), d *mount.Daemon) error {
 	// A terminal that goes away ends a foreground mount cleanly too.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
-	// The lock on the volume, exclusive for a read-write mount, is held
-	// from here until the mount ends; others are told where it is mounted.
-	volume.SetLockHolder("cryptvol mount", dir)
-	v, err := open(ctx)
-	if err != nil {
+	return fromMount(mount.Serve(ctx, mount.ServeOptions{
+		Volume: volPath, MountPoint: dir, Raw: mf.raw, Loop: mf.loop, FSType: mf.fstype,
+		AllowOther: mf.allowOther, Debug: mf.debug, Open: open, Daemon: d,
+		Messages: a.stderr, Warn: func(msg string) { a.warnf("%s", msg) },
+		HelperArgs: rawHelperArgs(), Table: mount.DefaultTable(),
+	}))
+}
+
+// fromMount gives a failure of package mount its exit code; other errors
+// (the volume's, a cancelled context) keep theirs.
+func fromMount(err error) error {
+	var f *mount.Failure
+	var ce *cliError
+	if errors.As(err, &ce) || !errors.As(err, &f) {
 		return err
 	}
-	defer v.Close()
-
-	table := mount.DefaultTable()
-	if err := table.Init(); err != nil {
-		return withCode(exitIO, err)
+	switch f.Kind {
+	case mount.KindUnservable:
+		return withCode(exitDamaged, err)
+	case mount.KindInUse:
+		return withCode(exitDestroy, err)
+	case mount.KindUsage:
+		return usageError(err)
+	case mount.KindChild:
+		return withCode(f.Code, err)
 	}
-	pid := os.Getpid()
-	logOut := a.stderr
-	var logFile *os.File
-	if d != nil {
-		logFile, err = os.OpenFile(table.LogPath(pid), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-		if err != nil {
-			return withCode(exitIO, fmt.Errorf("mount log: %w", err))
-		}
-		defer func() {
-			logFile.Close()
-			// A log nobody wrote to (or of a mount that never was) goes.
-			if fi, err := os.Stat(logFile.Name()); err == nil && fi.Size() == 0 {
-				os.Remove(logFile.Name())
-			}
-		}()
-		logOut = logFile
-	}
-	logger := log.New(logOut, "cryptvol mount: ", log.LstdFlags)
-	info := v.Info()
-	e := mount.Entry{
-		PID: pid, Volume: volPath, MountPoint: dir, Mode: mount.ModeFiles, ReadOnly: v.ReadOnly(),
-		Format: info.Format, Hidden: info.Hidden, Started: time.Now().Round(time.Second),
-	}
-	if logFile != nil {
-		e.Log = logFile.Name()
-	}
-	mo := mount.Options{ReadOnly: v.ReadOnly(), FsName: volPath, Container: volPath, AllowOther: mf.allowOther, Debug: mf.debug, Logger: logger}
-
-	m, helper, err := startMount(ctx, v, mf, &e, table, mo)
-	if err != nil {
-		return err
-	}
-	if err := table.Put(e); err != nil {
-		a.warnf("%v ('cryptvol list' will not show this mount)", err)
-	}
-	access := "read-write"
-	if e.ReadOnly {
-		access = "read-only"
-	}
-	if d != nil {
-		d.Ready()
-		// From now on everything, even a crash report, goes to the log;
-		// and the daemon holds no directory busy.
-		mount.RedirectStderr(logFile)
-		os.Chdir("/")
-	} else {
-		fmt.Fprintf(a.stderr, "Mounted %s at %s (%s, %s). Press Ctrl-C or run 'cryptvol unmount %s' to unmount.\n",
-			volPath, dir, describeMode(e), access, dir)
-	}
-
-	var serveErr error
-	if helper != nil {
-		// The helper serves the raw file and runs the driver; it ends
-		// when the files are unmounted, or, told by finish, unmounts
-		// them (detached if busy).
-		select {
-		case <-helper.child.Done():
-		case <-ctx.Done():
-			logger.Printf("signal received: unmounting %s", dir)
-		}
-		serveErr = helper.finish()
-	} else {
-		select {
-		case <-m.Done():
-			serveErr = m.Wait()
-		case <-ctx.Done():
-			logger.Printf("signal received: unmounting %s", dir)
-			serveErr = shutdownMount(m, &e, logger)
-		}
-	}
-	if cerr := v.Close(); serveErr == nil {
-		serveErr = cerr
-	}
-	if e.AuxDir != "" {
-		os.Remove(e.AuxDir) // the private mount point, empty again
-	}
-	if serveErr != nil {
-		logger.Printf("unmounting: %v", serveErr)
-		e.Error = serveErr.Error()
-		table.Put(e)
-		return withCode(exitIO, serveErr)
-	}
-	table.Remove(pid)
-	if d == nil {
-		fmt.Fprintf(a.stderr, "Unmounted %s.\n", dir)
-	}
-	return nil
-}
-
-func describeMode(e mount.Entry) string {
-	switch e.Mode {
-	case mount.ModeRaw:
-		return "raw data area in " + e.RawFile
-	case mount.ModeLoop:
-		return fmt.Sprintf("%s on %s", e.FSType, e.LoopDevice)
-	case mount.ModeDriver:
-		return "files through " + e.FSType
-	}
-	return "files"
-}
-
-// startMount mounts in the mode the flags ask for and fills in e. The
-// driver is nil unless the files are served by a stacked driver (ext2/3/4,
-// NTFS); a nil *mount.Driver's Done channel never fires. A stacked driver
-// normally runs under a helper process that serves the raw file (the
-// *rawHelper; then the Mount and the Driver are nil).
-func startMount(ctx context.Context, v *volume.Volume, mf *mountFlags, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, *rawHelper, error) {
-	if !mf.raw {
-		if r, err := fsprobe.Probe(v); err == nil && mount.DriverName(r.Type) != "" {
-			h, err := startDriverMount(ctx, v, r.Type, e, mo)
-			return nil, h, err
-		}
-		m, err := mount.MountFiles(e.MountPoint, v, mo)
-		switch {
-		case errors.Is(err, mount.ErrNotFiles):
-			kind := "no FAT filesystem"
-			if r, perr := fsprobe.Probe(v); perr == nil {
-				kind = "a " + r.Type + " filesystem"
-			}
-			return nil, nil, withCode(exitDamaged, fmt.Errorf("the volume holds %s, which is not served as files: mount it with --raw (and --loop, as root, for filesystems the kernel knows)", kind))
-		case err != nil:
-			return nil, nil, mountError(err)
-		}
-		return m, nil, nil
-	}
-	if !mf.loop {
-		e.Mode = mount.ModeRaw
-		e.RawFile = filepath.Join(e.MountPoint, mount.RawFileName)
-		m, err := mount.MountRaw(e.MountPoint, v, mo)
-		if err != nil {
-			return nil, nil, mountError(err)
-		}
-		return m, nil, nil
-	}
-	m, err := startLoopMount(v, mf, e, table, mo)
-	return m, nil, err
-}
-
-// startDriverMount stacks the filesystem's own user-space driver
-// (fuse2fs, ntfs-3g) on the volume's raw file at the mount point: the files
-// with full read-write semantics, without root. A helper process serves
-// the raw file and runs the driver (see rawserve.go), so that killing this
-// daemon never kills the server under a driver that still holds writes:
-// the helper sees it go and unmounts the driver, which writes them first.
-// No process here is both the server of the raw file and a client of the
-// driver's mount on it (issue 25: that deadlocks when killed).
-func startDriverMount(ctx context.Context, v *volume.Volume, fstype string, e *mount.Entry, mo mount.Options) (*rawHelper, error) {
-	allowRoot, err := mount.DriverNeedsAllowRoot(fstype)
-	if err != nil {
-		return nil, withCode(exitDamaged, err)
-	}
-	e.Mode, e.FSType = mount.ModeDriver, mount.DriverName(fstype)
-	h, err := startRawHelper(ctx, mo.Logger.Writer(), v, rawServeSecret{
-		FSType: fstype, Container: mo.Container, AllowRoot: allowRoot,
-		MountPoint: e.MountPoint, ReadOnly: mo.ReadOnly, AllowOther: mo.AllowOther,
-	})
-	if err != nil {
-		return nil, err
-	}
-	e.AuxDir, e.RawFile = filepath.Dir(h.info.Raw), h.info.Raw
-	return h, nil
-}
-
-// startLoopMount serves the raw file in a private directory, attaches it
-// to a loop device and mounts that on the mount point.
-func startLoopMount(v *volume.Volume, mf *mountFlags, e *mount.Entry, table mount.Table, mo mount.Options) (*mount.Mount, error) {
-	fstype := mf.fstype
-	if fstype == "" {
-		fstype = kernelType(v)
-		if fstype == "vfat" {
-			return nil, withCode(exitDamaged, errors.New("the volume holds a FAT filesystem and this kernel has no vfat driver: mount it without --loop (cryptvol serves FAT itself)"))
-		}
-	}
-	aux := table.AuxDir(e.PID)
-	if err := os.MkdirAll(aux, 0o700); err != nil {
-		return nil, withCode(exitIO, err)
-	}
-	e.Mode, e.AuxDir = mount.ModeLoop, aux
-	e.RawFile = filepath.Join(aux, mount.RawFileName)
-	m, err := mount.MountRaw(aux, v, mo)
-	if err != nil {
-		os.Remove(aux)
-		return nil, mountError(err)
-	}
-	fail := func(err error) (*mount.Mount, error) {
-		m.Shutdown()
-		os.Remove(aux)
-		return nil, err
-	}
-	dev, lf, err := mount.AttachLoop(e.RawFile, mo.ReadOnly, 0)
-	if err != nil {
-		return fail(withCode(exitIO, err))
-	}
-	used, err := mount.MountDevice(dev, e.MountPoint, fstype, mo.ReadOnly)
-	lf.Close() // the mount holds the device now; unmounting it frees the device
-	if err != nil {
-		return fail(withCode(exitIO, err))
-	}
-	e.LoopDevice, e.FSType = dev, used
-	return m, nil
-}
-
-// kernelType names the kernel driver for the filesystem in v ("" if none
-// is recognised: then every driver is tried).
-func kernelType(v *volume.Volume) string {
-	r, err := fsprobe.Probe(v)
-	if err != nil {
-		return ""
-	}
-	switch t := r.Type; {
-	case mount.KernelHas(t):
-		return t
-	case strings.HasPrefix(t, "ext") && mount.KernelHas("ext4"):
-		return "ext4"
-	case t == "ntfs" && mount.KernelHas("ntfs3"):
-		return "ntfs3"
-	case t == "vfat":
-		return t
-	}
-	return ""
-}
-
-func mountError(err error) error { return withCode(exitIO, err) }
-
-// shutdownMount ends the mount on a signal: the kernel filesystem of a loop
-// mount first (detached if busy, after a sync), then the FUSE mount.
-func shutdownMount(m *mount.Mount, e *mount.Entry, logger *log.Logger) error {
-	if e.Mode == mount.ModeLoop {
-		mount.SyncAll()
-		if err := mount.Unmount(e.MountPoint, false); err != nil && !errors.Is(err, mount.ErrNotMounted) {
-			logger.Printf("%v: detaching it", err)
-			mount.Unmount(e.MountPoint, true)
-		}
-		// The loop device lets go of the raw file once the filesystem on
-		// it is gone; give it a moment to.
-		for i := 0; i < 200 && m.OpenCount() > 0; i++ {
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	return m.Shutdown()
+	return withCode(exitIO, err)
 }
 
 func runUnmount(ctx context.Context, a *app, args []string) error {
@@ -708,7 +402,13 @@ func runUnmount(ctx context.Context, a *app, args []string) error {
 	}
 	table := mount.DefaultTable()
 	if *all {
-		return unmountAll(ctx, a, table, *force, *timeout)
+		n, err := mount.UnmountAll(ctx, table, *force, *timeout, func(e mount.Entry, err error) {
+			fmt.Fprintf(a.stderr, "cryptvol unmount: %s: %v\n", e.MountPoint, err)
+		})
+		if n == 0 && err == nil {
+			a.infof("no volume is mounted by cryptvol")
+		}
+		return fromMount(err)
 	}
 	target, err := filepath.Abs(fs.Arg(0))
 	if err != nil {
@@ -719,127 +419,11 @@ func runUnmount(ctx context.Context, a *app, args []string) error {
 		// No record (another runtime directory, or a crashed daemon):
 		// unmount a cryptvol FUSE mount all the same.
 		if mp, ok := mount.IsMountPoint(target); ok && strings.Contains(mp.FSType, "cryptvol") {
-			return unmountError(mount.Unmount(target, *force), target)
+			return fromMount(mount.UnmountUnrecorded(target, *force))
 		}
 		return usageError(fmt.Errorf("%s is not mounted by cryptvol (see 'cryptvol list')", fs.Arg(0)))
 	}
-	return unmountRecorded(ctx, table, e, *force, *timeout)
-}
-
-// unmountAll unmounts every mount the table records, each as `unmount DIR`
-// would; one that fails does not stop the others, and the first error is
-// returned once all were tried.
-func unmountAll(ctx context.Context, a *app, table mount.Table, force bool, timeout time.Duration) error {
-	es, err := table.Entries()
-	if err != nil {
-		return withCode(exitIO, err)
-	}
-	if len(es) == 0 {
-		a.infof("no volume is mounted by cryptvol")
-		return nil
-	}
-	var first error
-	for _, e := range es {
-		if err := unmountRecorded(ctx, table, e, force, timeout); err != nil {
-			fmt.Fprintf(a.stderr, "cryptvol unmount: %s: %v\n", e.MountPoint, err)
-			if first == nil {
-				first = fmt.Errorf("%s was not unmounted: %w", e.MountPoint, err)
-			}
-		}
-	}
-	return first
-}
-
-// unmountRecorded unmounts the mount of record e and waits for its
-// daemon to finish writing and exit.
-func unmountRecorded(ctx context.Context, table mount.Table, e mount.Entry, force bool, timeout time.Duration) error {
-	if (force || e.Mode == mount.ModeWebDAV || e.Mode == modeNFS || e.Mode == modeWinFsp) && e.Alive {
-		// A WebDAV or NFS server has no mount to take away: SIGTERM makes it
-		// finish the requests under way, close the volume and exit.
-		if err := mount.Terminate(e.PID); err != nil {
-			return withCode(exitIO, err)
-		}
-	} else if err := unmountEntry(e, force); err != nil {
-		return err
-	}
-	if err := waitForExit(ctx, e.PID, timeout); err != nil {
-		return err
-	}
-	// A daemon that could not flush leaves its record with the error.
-	es, _ := table.Entries()
-	for _, x := range es {
-		if x.PID == e.PID && x.Error != "" {
-			table.Remove(e.PID)
-			return withCode(exitIO, fmt.Errorf("the mount of %s ended with an error: %s", e.Volume, x.Error))
-		}
-	}
-	table.Remove(e.PID)
-	return nil
-}
-
-// unmountEntry unmounts what the record says is mounted; the daemon sees
-// its FUSE mount go, flushes and exits.
-func unmountEntry(e mount.Entry, lazy bool) error {
-	if e.Mode == mount.ModeLoop {
-		if err := mount.Unmount(e.MountPoint, lazy); err != nil && !errors.Is(err, mount.ErrNotMounted) {
-			return unmountError(err, e.MountPoint)
-		}
-		// The loop device releases the raw file asynchronously.
-		var err error
-		for i := 0; i < 200; i++ {
-			err = mount.Unmount(e.AuxDir, false)
-			if !errors.Is(err, mount.ErrBusy) {
-				break
-			}
-			time.Sleep(25 * time.Millisecond)
-		}
-		if errors.Is(err, mount.ErrNotMounted) {
-			err = nil
-		}
-		return unmountError(err, e.AuxDir)
-	}
-	// A user-space driver the user ran on a --raw file (ntfs-3g, fuse2fs)
-	// closes it just after its own unmount returns: give it two seconds
-	// before calling the mount busy.
-	var err error
-	for i := 0; i < 80; i++ {
-		if err = mount.Unmount(e.MountPoint, lazy); !errors.Is(err, mount.ErrBusy) {
-			break
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	if errors.Is(err, mount.ErrNotMounted) && !e.Alive {
-		return nil
-	}
-	return unmountError(err, e.MountPoint)
-}
-
-func unmountError(err error, dir string) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, mount.ErrBusy):
-		return withCode(exitIO, fmt.Errorf("%s is busy: close the files and shells using it (fuser -vm %s shows them), or use --force", dir, dir))
-	case errors.Is(err, mount.ErrNotMounted):
-		return usageError(err)
-	}
-	return withCode(exitIO, err)
-}
-
-// waitForExit waits until the mount's process has flushed and exited.
-func waitForExit(ctx context.Context, pid int, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for mount.ProcessAlive(pid) {
-		if time.Now().After(deadline) {
-			return withCode(exitIO, fmt.Errorf("the mount's process (PID %d) is still running after %v; see 'cryptvol list'", pid, timeout))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return nil
+	return fromMount(mount.UnmountRecorded(ctx, table, e, *force, *timeout))
 }
 
 func runList(ctx context.Context, a *app, args []string) error {
@@ -869,30 +453,7 @@ func runList(ctx context.Context, a *app, args []string) error {
 	if len(es) == 0 {
 		return listUnlocked(a, false, false)
 	}
-	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "MOUNTPOINT\tVOLUME\tMODE\tACCESS\tPID")
-	for _, e := range es {
-		access := "rw"
-		if e.ReadOnly {
-			access = "ro"
-		}
-		mode := e.Mode
-		switch e.Mode {
-		case mount.ModeLoop:
-			mode += " (" + e.FSType + " on " + e.LoopDevice + ")"
-		case mount.ModeDriver:
-			mode += " (" + e.FSType + ")"
-		}
-		pid := fmt.Sprint(e.PID)
-		switch {
-		case e.Error != "":
-			pid += " (failed: " + e.Error + ")"
-		case !e.Alive:
-			pid += " (gone: run 'cryptvol unmount " + e.MountPoint + "')"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.MountPoint, e.Volume, mode, access, pid)
-	}
-	if err := w.Flush(); err != nil {
+	if err := mount.WriteList(a.stdout, es); err != nil {
 		return err
 	}
 	return listUnlocked(a, false, true)

@@ -5,14 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/cryptvol/cryptvol/internal/atomicfile"
+	"github.com/cryptvol/cryptvol/filesystem/fsops"
 )
 
 func init() {
@@ -108,43 +104,40 @@ func runPut(ctx context.Context, a *app, args []string) error {
 			// Stopped while getting the key or opening the filesystem:
 			// the same account as a stop between files, on every
 			// filesystem.
-			return interrupted("%d of %d files copied", 0, countSourceFiles(srcs))
+			return interrupted("%d of %d files copied", 0, fsops.CountSourceFiles(srcs))
 		}
 		return err
 	}
-	lk := putLinks{follow: *follow, recursive: *recursive}
-	return closeTree(done, putTree(ctx, a, tree, srcs, dest, into, *force, lk), fl.Arg(0))
-}
-
-// countSourceFiles counts the files put would copy from srcs (those
-// below a directory too; "-" is one), as copyJobs counts its jobs.
-func countSourceFiles(srcs []string) int {
-	n := 0
-	for _, s := range srcs {
-		if s == "-" {
-			n++
-			continue
-		}
-		filepath.WalkDir(s, func(_ string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				n++
-			}
-			return nil
-		})
+	o := fsops.PutOptions{
+		Sources: srcs, Dest: dest, Into: into, Force: *force,
+		Follow: *follow, Recursive: *recursive, Stdin: a.stdin,
+		Copy: putCopy, Wrote: putHint(tree), Warn: func(s string) { a.warnf("%s", s) },
 	}
-	return n
+	if putBatching {
+		o.BatchFiles = putBatchFiles
+	}
+	return closeTree(done, opError(fsops.Put(ctx, tree, o)), fl.Arg(0))
 }
 
-// putJob is one file (or directory, to create) that put copies in.
-type putJob struct {
-	src, dest string
-	dir       bool
-	size      int64
-	mtime     time.Time
-	perm      fs.FileMode // the source's permissions (kept where the filesystem has them)
-	replaces  bool        // an existing file is replaced (--force)
-	in        io.Reader   // the data when src is "-" (standard input)
-	link      string      // a symbolic link's target: the job makes the link
+// Where the filesystem renames many files for the flushes of one (FAT,
+// exFAT), put stages files and renames them into place in batches (see
+// fsops' batch.go).
+var (
+	// putBatchFiles bounds a batch. (A variable: the crash explorer
+	// makes batches of a few files, to see several in one put.)
+	putBatchFiles = 1024
+	// putBatching off puts each file for its own flushes, as before
+	// batches: a test shows the explorer catching what that misses.
+	putBatching = true
+)
+
+// putCopy copies a file into the volume: a large one with the next MiB
+// read while the last is written.
+func putCopy(ctx context.Context, dst io.Writer, src io.Reader, size int64) (int64, error) {
+	if size >= 4<<20 {
+		return copyAhead(ctx, dst, src)
+	}
+	return copyCtx(ctx, dst, src)
 }
 
 // stdinSource checks a "-" source: standard input, once, to a named file.
@@ -154,95 +147,4 @@ func stdinSource(a *app, srcs []string, dest string, into bool) error {
 	}
 	a.stdinTaken = true
 	return nil
-}
-
-// putDirs is what copyJobs needs of a filesystem besides writing files.
-type putDirs interface {
-	MkdirAll(name string) error
-	Chtimes(name string, atime, mtime time.Time) error
-}
-
-// copyJobs carries out planned and checked jobs in order: directories as
-// they come, files through putOne, and at the end the directories' times,
-// deepest first (writing into them changed them). Ctrl-C stops between
-// files and inside one (putOne removes its partial file) and says how
-// far it got. wrap gives the filesystem's errors their exit codes.
-// publish, if set, renames into place the files putOne left under
-// temporary names (a batch, see putBatch): after the last file, and
-// before any return once a file was put, so that every file counted as
-// copied is in place and an error leaves what the files before it made.
-func copyJobs(ctx context.Context, jobs []putJob, dirs putDirs, putOne func(putJob) error, publish func() error, wrap func(error) error) error {
-	files, copied := 0, 0
-	for _, j := range jobs {
-		if !j.dir {
-			files++
-		}
-	}
-	// settle publishes the files put so far and returns err, or the
-	// publishing's error when there is none.
-	settle := func(err error) error {
-		if publish == nil {
-			return err
-		}
-		if perr := publish(); err == nil {
-			err = perr
-		}
-		return err
-	}
-	for _, j := range jobs {
-		if ctx.Err() != nil {
-			return settle(interrupted("%d of %d files copied", copied, files))
-		}
-		if j.dir {
-			if err := dirs.MkdirAll(j.dest); err != nil {
-				return settle(wrap(inVolume(err)))
-			}
-			continue
-		}
-		err := putOne(j)
-		if errors.Is(err, context.Canceled) {
-			return settle(interrupted("%d of %d files copied; %s partial, removed", copied, files, j.dest))
-		}
-		if err != nil {
-			return settle(err)
-		}
-		copied++
-	}
-	if err := settle(nil); err != nil {
-		return err
-	}
-	for i := len(jobs) - 1; i >= 0; i-- {
-		if j := jobs[i]; j.dir && !j.mtime.IsZero() {
-			if err := dirs.Chtimes(j.dest, j.mtime, j.mtime); err != nil {
-				return wrap(err)
-			}
-		}
-	}
-	return nil
-}
-
-// sweepVolumeDir removes from the volume directory dir the temporary files
-// of put runs that were killed (their process is gone), and reports those
-// whose owner may still run.
-func sweepVolumeDir(a *app, ffs interface {
-	ReadDir(string) ([]fs.DirEntry, error)
-	Remove(string) error
-}, dir string) {
-	ents, err := ffs.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		p := path.Join(dir, e.Name())
-		switch pid, st := atomicfile.CheckOwner(e.Name()); st {
-		case atomicfile.Gone:
-			if err := ffs.Remove(p); err != nil {
-				a.warnf("could not remove %s, left in the volume by an interrupted cryptvol (process %d, no longer running): %v", p, pid, err)
-			} else {
-				a.warnf("removed %s, left in the volume by an interrupted cryptvol (process %d, no longer running)", p, pid)
-			}
-		case atomicfile.Unknown:
-			a.warnf("left %s in the volume alone: process %d is running and may still write it; if that is not a cryptvol, remove the file", p, pid)
-		}
-	}
 }

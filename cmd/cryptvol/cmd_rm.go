@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/cryptvol/cryptvol/filesystem/fsops"
 )
 
 func init() {
@@ -74,7 +76,7 @@ func runRm(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	return closeTree(done, inVolume(rmTree(tree, fl.Args()[1:], *recursive)), fl.Arg(0))
+	return closeTree(done, inVolume(opError(fsops.Remove(tree, fl.Args()[1:], *recursive))), fl.Arg(0))
 }
 
 func runMkdir(ctx context.Context, a *app, args []string) error {
@@ -93,7 +95,7 @@ func runMkdir(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	return closeTree(done, inVolume(mkdirTree(tree, fl.Args()[1:], *parents)), fl.Arg(0))
+	return closeTree(done, inVolume(opError(fsops.Mkdir(tree, fl.Args()[1:], *parents))), fl.Arg(0))
 }
 
 func runMv(ctx context.Context, a *app, args []string) error {
@@ -117,8 +119,5 @@ func runMv(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	return closeTree(done, inVolume(mvTree(tree, src, dst, *force)), fl.Arg(0))
+	return closeTree(done, inVolume(opError(fsops.Move(tree, src, dst, *force))), fl.Arg(0))
 }
-
-// badOperand is exit 1 without the usage hint.
-func badOperand(err error) error { return &cliError{code: exitUsage, err: err, notUsage: true} }

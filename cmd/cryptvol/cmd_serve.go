@@ -2,19 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
-	"net"
-	"net/http"
-	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/mount"
-	"github.com/cryptvol/cryptvol/serve/nfs"
 	"github.com/cryptvol/cryptvol/serve/webdav"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -92,19 +85,6 @@ Examples:
 	})
 }
 
-// modeNFS is the mount table's mode of 'serve --nfs' (MountPoint is the
-// URL), beside mount.ModeWebDAV.
-const modeNFS = "nfs"
-
-// protoServer is what runServe needs of either server.
-type protoServer struct {
-	url      string
-	readOnly bool
-	done     <-chan error
-	shutdown func(context.Context) error
-	print    func()
-}
-
 func runServe(ctx context.Context, a *app, args []string) error {
 	c := commands["serve"]
 	fl := newFlags(c, a)
@@ -150,133 +130,14 @@ func runServe(ctx context.Context, a *app, args []string) error {
 	if _, ok := fsys.(filesystem.Writer); !ok && !cfg.ReadOnly {
 		a.warnf("%s is read-only in cryptvol: serving it read-only", fsys.Type())
 	}
-	var srv protoServer
-	mode := mount.ModeWebDAV
-	if *useNFS {
-		mode = modeNFS
-		srv, err = startNFS(a, fsys, cfg, *asJSON)
-	} else {
-		srv, err = startWebDAV(a, fsys, cfg, *asJSON)
-	}
+	err = mount.ServeProtocol(ctx, v, fsys, mount.ProtocolOptions{NFS: *useNFS, Config: cfg, JSON: *asJSON,
+		Verbose: a.verbose, Out: a.stdout, Log: a.stderr, Warn: func(msg string) { a.warnf("%s", msg) },
+		Volume: volPath, Table: mount.DefaultTable()})
 	if err != nil {
-		fsys.Close()
-		return usageError(err)
-	}
-	table := mount.DefaultTable()
-	info := v.Info()
-	e := mount.Entry{PID: os.Getpid(), Volume: volPath, MountPoint: srv.url, Mode: mode,
-		ReadOnly: srv.readOnly, Format: info.Format, Hidden: info.Hidden, Started: time.Now().Round(time.Second)}
-	terr := table.Init()
-	if terr == nil {
-		terr = table.Put(e)
-	}
-	if terr != nil {
-		a.warnf("%v ('cryptvol list' will not show this server)", terr)
-	}
-	defer table.Remove(e.PID)
-	srv.print()
-
-	var serveErr error
-	select {
-	case serveErr = <-srv.done:
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		serveErr = srv.shutdown(sctx)
-		cancel()
-	}
-	if err := fsys.Close(); serveErr == nil && !v.ProtectionTriggered() {
-		serveErr = err
-	}
-	if err := v.Close(); serveErr == nil {
-		serveErr = err
-	}
-	if v.ProtectionTriggered() {
-		// Each refused request failed then (WebDAV 403, NFS3ERR_PERM or
-		// NFS3ERR_ACCES); what the filesystem still had to write on
-		// closing (the NFS server syncs it) was refused too.
-		if errors.Is(serveErr, volume.ErrProtected) {
-			serveErr = nil
-		}
-		a.warnf("hidden volume protection triggered: a write that would have landed in the hidden volume was refused, and every write after it; the hidden volume is intact, the outer filesystem may need a check")
-	}
-	if serveErr != nil {
-		return withCode(exitIO, serveErr)
+		return fromMount(err)
 	}
 	if !*asJSON {
 		fmt.Fprintln(a.stderr, "Stopped; the volume is closed.")
 	}
 	return nil
-}
-
-func startWebDAV(a *app, fsys filesystem.FS, cfg webdav.Config, asJSON bool) (protoServer, error) {
-	logger := log.New(a.stderr, "cryptvol serve: ", log.LstdFlags)
-	cfg.Logger = func(r *http.Request, err error) {
-		if err != nil && a.verbose {
-			logger.Printf("%s %s: %v", r.Method, r.URL.Path, err)
-		}
-	}
-	s, err := webdav.Start(fsys, cfg)
-	if err != nil {
-		return protoServer{}, err
-	}
-	return protoServer{url: s.URL, readOnly: s.ReadOnly, done: s.Done(), shutdown: s.Shutdown,
-		print: func() { printServing(a, s, asJSON) }}, nil
-}
-
-func startNFS(a *app, fsys filesystem.FS, wcfg webdav.Config, asJSON bool) (protoServer, error) {
-	s, err := nfs.Start(fsys, nfs.Config{Listen: wcfg.Listen, ReadOnly: wcfg.ReadOnly, Verbose: a.verbose})
-	if err != nil {
-		return protoServer{}, err
-	}
-	return protoServer{url: s.URL, readOnly: s.ReadOnly, done: s.Done(), shutdown: s.Shutdown,
-		print: func() { printServingNFS(a, s, asJSON) }}, nil
-}
-
-// printServingNFS tells where the export is and how to mount it.
-func printServingNFS(a *app, s *nfs.Server, asJSON bool) {
-	if asJSON {
-		b, _ := json.Marshal(map[string]any{
-			"url": s.URL, "export": s.Export, "port": s.Port, "pid": os.Getpid(), "read_only": s.ReadOnly,
-		})
-		fmt.Fprintf(a.stdout, "%s\n", b)
-		return
-	}
-	access := "read-write"
-	if s.ReadOnly {
-		access = "read-only"
-	}
-	host, _, _ := net.SplitHostPort(s.Addr)
-	fmt.Fprintf(a.stdout, "Serving over NFSv3 (%s) at %s\n  export (the only secret NFSv3 has): %s\n", access, s.URL, s.Export)
-	fmt.Fprintf(a.stdout, "Connect: macOS 'mount -t nfs -o vers=3,tcp,port=%d,mountport=%d %s:%s DIR'; Linux 'mount -t nfs -o vers=3,tcp,port=%d,mountport=%d,nolock %s:%s DIR' or libnfs 'nfs-ls %s'.\nPress Ctrl-C to stop.\n",
-		s.Port, s.Port, host, s.Export, s.Port, s.Port, host, s.Export, s.URL)
-}
-
-// printServing tells the user where the files are and how to connect.
-func printServing(a *app, s *webdav.Server, asJSON bool) {
-	if asJSON {
-		b, _ := json.Marshal(map[string]any{
-			"url": s.URL, "user": s.User, "password": s.Password, "pid": os.Getpid(),
-			"read_only": s.ReadOnly, "fingerprint": s.Fingerprint,
-		})
-		fmt.Fprintf(a.stdout, "%s\n", b)
-		return
-	}
-	access := "read-write"
-	if s.ReadOnly {
-		access = "read-only"
-	}
-	fmt.Fprintf(a.stdout, "Serving over WebDAV (%s) at %s\n  user:     %s\n  password: %s\n", access, s.URL, s.User, s.Password)
-	if s.Fingerprint != "" {
-		fmt.Fprintf(a.stdout, "  certificate (self-signed) SHA-256 fingerprint: %s\n", s.Fingerprint)
-	}
-	fmt.Fprintf(a.stdout, "Connect: Windows 'net use Z: %s /user:%s %s'; macOS Finder, Connect to Server; Linux 'gio mount %s'.\nPress Ctrl-C to stop.\n",
-		s.URL, s.User, s.Password, davURL(s.URL))
-}
-
-// davURL is the URL as GVfs names WebDAV (dav://, davs://).
-func davURL(u string) string {
-	if len(u) > 5 && u[:5] == "https" {
-		return "davs" + u[5:]
-	}
-	return "dav" + u[4:]
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/cryptvol/cryptvol/filesystem"
@@ -17,7 +16,7 @@ import (
 
 // openExt4Tree opens v's ext2/3/4 filesystem with the in-process writer. A
 // journal that needs recovery is replayed first (never written around).
-func openExt4Tree(a *app, v *volume.Volume, fstype string) (writeTree, func() error, error) {
+func openExt4Tree(a *app, v *volume.Volume, fstype string) (fsops.Target, func() error, error) {
 	w, err := filesystem.OpenExt4Writable(v, v.Size())
 	if err != nil {
 		v.Close()
@@ -31,7 +30,7 @@ func openExt4Tree(a *app, v *volume.Volume, fstype string) (writeTree, func() er
 // or undoes what was left half-way), and what that did is said on
 // stderr; one known to have cross-linked files is refused with exit 3
 // until 'cryptvol fsck --repair' has repaired it.
-func openFATTree(a *app, v *volume.Volume, volArg string) (writeTree, func() error, error) {
+func openFATTree(a *app, v *volume.Volume, volArg string) (fsops.Target, func() error, error) {
 	fsys, err := filesystem.OpenAs("vfat", v, v.Size(), filesystem.Options{Writable: true})
 	if err != nil {
 		if errors.Is(err, filesystem.ErrUnknown) || errors.Is(err, filesystem.ErrTooSmall) {
@@ -73,7 +72,7 @@ func sayRecovery(a *app, fsys filesystem.FS, volArg string) error {
 
 // openExFATTree opens v's exFAT filesystem for writing. A filesystem left
 // dirty is written all the same (as the kernel does), with a warning.
-func openExFATTree(a *app, v *volume.Volume, volArg string) (writeTree, func() error, error) {
+func openExFATTree(a *app, v *volume.Volume, volArg string) (fsops.Target, func() error, error) {
 	fsys, err := filesystem.OpenAs("exfat", v, v.Size(), filesystem.Options{Writable: true})
 	if err != nil {
 		v.Close()
@@ -144,14 +143,11 @@ func (t *hintedTree) wroteData(n int64) {
 	}
 }
 
-// hintWriter counts what is written through it for a hintedTree.
-type hintWriter struct {
-	w io.Writer
-	t *hintedTree
-}
-
-func (h hintWriter) Write(p []byte) (int, error) {
-	n, err := h.w.Write(p)
-	h.t.wroteData(int64(n))
-	return n, err
+// putHint is what put tells of the file data it writes into t: the
+// writeback hints of a hintedTree, nothing elsewhere.
+func putHint(t fsops.Target) func(int64) {
+	if h, ok := t.(*hintedTree); ok {
+		return h.wroteData
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/filesystem/fsops"
 	"github.com/cryptvol/cryptvol/internal/fstree"
 	"github.com/cryptvol/cryptvol/volume"
 	"github.com/cryptvol/cryptvol/volume/tcrypt"
@@ -92,11 +93,12 @@ func BenchmarkGetTree(b *testing.B) {
 				sd := filepath.Join(dir, fmt.Sprintf("%s-same%d", kind, i))
 				start = time.Now()
 				ga := &app{stderr: io.Discard}
-				jobs, err := planGetTree(context.Background(), ga, localFS(filepath.Dir(src)), "/files", sd)
+				lfs := localFS(filepath.Dir(src))
+				st, err := lfs.Stat("/files")
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := getAll(context.Background(), ga, localFS(filepath.Dir(src)), jobs, true, sd); err != nil {
+				if err := fsops.Get(context.Background(), lfs, "/files", st, sd, getOptions(ga, true, false)); err != nil {
 					b.Fatal(err)
 				}
 				same += time.Since(start)

@@ -1,7 +1,3 @@
-// Package fsops builds what put, rm, mkdir and mv need (create-exclusive,
-// mkdir -p, remove -r, symlink) from the operations of any
-// filesystem.Writer, once, whatever the filesystem, so that front ends
-// write every in-process filesystem the same way (issue 26, item 1).
 package fsops
 
 import (

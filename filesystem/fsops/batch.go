@@ -1,4 +1,4 @@
-package main
+package fsops
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // file it writes: 2,000 flushes for 1,000 small files, 23 times the time
 // of the same put without them (issue 31, item 4). So where the
 // filesystem can rename many files for the flushes of one
-// (filesystem.BatchRenamer: FAT, exFAT), put stages files under their
+// (filesystem.BatchRenamer: FAT, exFAT), Put stages files under their
 // temporary names and renames them into place together. Nothing of the
 // order of writes is lost: each file's content is on the disk before its
 // name (RenameAll's first barrier), each rename keeps its own order (its
@@ -22,53 +22,42 @@ import (
 // says done. A power cut in the middle leaves files of earlier batches
 // in place and those of the current one under temporary names, which the
 // next put into that directory sweeps away.
-var (
-	// putBatchFiles bounds a batch: FAT keeps the slots of the
-	// temporary names (a long name each) in the directory, deleted, once
-	// the files are renamed, so a bigger batch grows a directory of many
-	// files for good. (A variable: the crash explorer makes batches of
-	// a few files, to see several in one put.)
-	putBatchFiles = 1024
-	// putBatching off puts each file for its own flushes, as before
-	// batches: a test shows the explorer catching what that misses.
-	putBatching = true
-	// putBatchTime bounds what a power cut can leave unpublished, and
-	// keeps a batch's few flushes small beside the work it holds.
-	putBatchTime = time.Second
-)
-
-// batchRenamer is a tree that renames many files at once.
-type batchRenamer interface {
-	BatchesRenames() bool
-	RenameAll(pairs [][2]string) (int, error)
-}
+//
+// The batch is bounded by PutOptions.BatchFiles (FAT keeps the slots of
+// the temporary names, a long name each, in the directory, deleted, once
+// the files are renamed, so a bigger batch grows a directory of many
+// files for good) and by batchTime, which bounds what a power cut can
+// leave unpublished and keeps a batch's few flushes small beside the work
+// it holds.
+const batchTime = time.Second
 
 // putBatch is the files staged under temporary names, waiting to be
 // renamed into place.
 type putBatch struct {
-	t       writeTree
+	s       *stager
 	r       batchRenamer
+	max     int
 	pairs   [][2]string // temporary name, destination
 	started time.Time
 }
 
-// newPutBatch returns a batch for t, or nil when its filesystem renames
-// each file for its own flushes anyway (ext4, whose journal commits many
-// renames at once; NTFS, through its driver).
-func newPutBatch(t writeTree) *putBatch {
-	r, ok := t.(batchRenamer)
-	if !ok || !r.BatchesRenames() || !putBatching {
+// newPutBatch returns a batch for s's target, or nil when its filesystem
+// renames each file for its own flushes anyway (ext4, whose journal
+// commits many renames at once; NTFS, through its driver) or max is 0.
+func newPutBatch(s *stager, max int) *putBatch {
+	r, ok := s.t.(batchRenamer)
+	if !ok || !r.BatchesRenames() || max <= 0 {
 		return nil
 	}
-	return &putBatch{t: t, r: r}
+	return &putBatch{s: s, r: r, max: max}
 }
 
 // put stages the file of j and publishes the batch once it is full.
 func (b *putBatch) put(ctx context.Context, j putJob) error {
 	if j.link != "" {
-		return putTreeLink(b.t, j)
+		return b.s.putLink(j)
 	}
-	tmp, err := stageTreeFile(ctx, b.t, j)
+	tmp, err := b.s.stage(ctx, j)
 	if err != nil && errors.Is(err, filesystem.ErrNoSpace) && len(b.pairs) > 0 && j.in == nil {
 		// The staged files' temporary names may be what fills the
 		// directory (FAT12/16's root has a fixed size), or the files
@@ -77,7 +66,7 @@ func (b *putBatch) put(ctx context.Context, j putJob) error {
 		if perr := b.publish(); perr != nil {
 			return perr
 		}
-		tmp, err = stageTreeFile(ctx, b.t, j)
+		tmp, err = b.s.stage(ctx, j)
 	}
 	if err != nil {
 		return err
@@ -86,7 +75,7 @@ func (b *putBatch) put(ctx context.Context, j putJob) error {
 		b.started = time.Now()
 	}
 	b.pairs = append(b.pairs, [2]string{tmp, j.dest})
-	if len(b.pairs) >= putBatchFiles || time.Since(b.started) >= putBatchTime {
+	if len(b.pairs) >= b.max || time.Since(b.started) >= batchTime {
 		return b.publish()
 	}
 	return nil
@@ -107,9 +96,9 @@ func (b *putBatch) publish() error {
 		}
 		if err != nil && (n == 0 || !errors.Is(err, filesystem.ErrNoSpace)) {
 			for _, p := range pairs {
-				b.t.Remove(p[0])
+				b.s.t.Remove(p[0])
 			}
-			return fsError(fmt.Errorf("%s: %w", pairs[0][1], err))
+			return kind(Failed, fmt.Errorf("%s: %w", pairs[0][1], err))
 		}
 	}
 	return nil
