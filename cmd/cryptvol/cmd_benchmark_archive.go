@@ -9,6 +9,7 @@ import (
 
 	"github.com/cryptvol/cryptvol/archive/archivebench"
 	"github.com/cryptvol/cryptvol/bench"
+	"github.com/cryptvol/cryptvol/internal/progress"
 )
 
 // `cryptvol benchmark archive`: the comparison behind the archive — many
@@ -85,19 +86,19 @@ func runBenchArchive(ctx context.Context, a *app, bf *benchFlags, args []string)
 	if o.Files < 1 || o.Reps < 1 || o.Appends < 1 {
 		return usageError(errors.New("--archive-files, --archive-reps and --archive-appends must be at least 1"))
 	}
-	line := newProgressLine(a.stderr, "Benchmarking the archive")
+	line := progress.NewLine(a.stderr, "Benchmarking the archive")
 	stage := 0
-	notice := a.newTryNotice()
+	notice := bench.NewTryNotice(a.stderr, a.showProgress(), a.verbose)
 	o.Progress = func(s string) {
-		notice.trying(s)
+		notice.Trying(s)
 		stage++
-		line.label = "Benchmarking the archive: " + s
-		line.update(stage, stage)
+		line.SetLabel("Benchmarking the archive: " + s)
+		line.Update(stage, stage)
 	}
 	watch := bench.StartWatch()
 	res, err := archivebench.Run(ctx, o)
-	notice.done()
-	line.done()
+	notice.Done()
+	line.Done()
 	if err != nil {
 		return err
 	}
