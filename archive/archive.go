@@ -130,7 +130,7 @@ func Create(ctx context.Context, path string, cred Credentials, o *CreateOptions
 			h.argon = DefaultArgon2
 		}
 		if err := h.argon.check(); err != nil {
-			return nil, fmt.Errorf("archive: %v", err)
+			return nil, fmt.Errorf("archive: %w", err)
 		}
 	} else {
 		h.argon = Argon2Params{}

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 )
 
@@ -35,4 +36,23 @@ var (
 	// failed half-way (its on-disk state is then the old or the new one;
 	// open it again to see which).
 	ErrClosed = errors.New("archive closed")
+	// ErrInvalidOption: Create refused one of its options (the Argon2
+	// costs). The error is an *OptionError carrying the refusal's own
+	// message. Package archive has its own sentinel, as it has its own
+	// ErrDamaged: it does not import package volume.
+	ErrInvalidOption = errors.New("invalid option")
 )
+
+// OptionError is a refused option; its message is the refusal's own and
+// errors.Is reports ErrInvalidOption.
+type OptionError struct{ Err error }
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Is reports ErrInvalidOption; what Err wraps is found through Unwrap.
+func (e *OptionError) Is(target error) bool { return target == ErrInvalidOption }
+
+func invalidOptionf(format string, args ...any) error {
+	return &OptionError{Err: fmt.Errorf(format, args...)}
+}

@@ -47,14 +47,16 @@ type Argon2Params struct {
 // 4 lanes (about a tenth of a second on a current laptop core pair).
 var DefaultArgon2 = Argon2Params{MemoryKiB: 64 << 10, Passes: 3, Lanes: 4}
 
+// check refuses costs outside what the format allows, as option errors
+// (ErrInvalidOption); a header that holds them is unsupported instead.
 func (p Argon2Params) check() error {
 	switch {
 	case p.Lanes < 1 || p.Lanes > maxArgon2Lanes:
-		return fmt.Errorf("argon2 lanes %d: want 1 to %d", p.Lanes, maxArgon2Lanes)
+		return invalidOptionf("argon2 lanes %d: want 1 to %d", p.Lanes, maxArgon2Lanes)
 	case p.Passes < 1 || p.Passes > maxArgon2Passes:
-		return fmt.Errorf("argon2 passes %d: want 1 to %d", p.Passes, maxArgon2Passes)
+		return invalidOptionf("argon2 passes %d: want 1 to %d", p.Passes, maxArgon2Passes)
 	case p.MemoryKiB < 8*p.Lanes || p.MemoryKiB > maxArgon2MemoryKiB:
-		return fmt.Errorf("argon2 memory %d KiB: want %d KiB (8 per lane) to 4 GiB", p.MemoryKiB, 8*p.Lanes)
+		return invalidOptionf("argon2 memory %d KiB: want %d KiB (8 per lane) to 4 GiB", p.MemoryKiB, 8*p.Lanes)
 	}
 	return nil
 }

@@ -47,3 +47,34 @@ var (
 	// the volume it would be restored to.
 	ErrForeignBackup = errors.New("the header backup does not belong to this volume")
 )
+
+// ErrInvalidOption: an operation refused one of its options (a cipher,
+// hash, size, PIM, keyslot number or KDF cost it cannot use) before
+// touching anything. Errors that wrap it are *OptionError values, which
+// carry the refusal's own message; the CLI maps them to its usage error.
+var ErrInvalidOption = errors.New("invalid option")
+
+// OptionError is a refused option. Its message is the refusal's own
+// (ErrInvalidOption's text is not added), so marking an error as an
+// option error changes no message; errors.Is reports ErrInvalidOption
+// and whatever the refusal wraps.
+type OptionError struct{ Err error }
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Is reports ErrInvalidOption; what Err wraps is found through Unwrap.
+func (e *OptionError) Is(target error) bool { return target == ErrInvalidOption }
+
+// InvalidOption marks err as a refused option; nil stays nil.
+func InvalidOption(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &OptionError{Err: err}
+}
+
+// InvalidOptionf is InvalidOption(fmt.Errorf(format, args...)).
+func InvalidOptionf(format string, args ...any) error {
+	return &OptionError{Err: fmt.Errorf(format, args...)}
+}

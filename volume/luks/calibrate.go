@@ -10,6 +10,7 @@ import (
 
 	"github.com/cryptvol/cryptvol/kdf"
 	"github.com/cryptvol/cryptvol/kdf/argon2"
+	"github.com/cryptvol/cryptvol/volume"
 )
 
 // Defaults of cryptsetup 2.6 for new keyslots.
@@ -49,6 +50,11 @@ type KDFOptions struct {
 }
 
 // resolved returns the options with defaults filled in for a LUKS version.
+// The refusals of the KDF choice and of forced costs are option errors
+// (volume.ErrInvalidOption). The other refusals (hash, memory, threads)
+// are not marked here, so that keyslot add and change keep the exit
+// code they have always given them; Create marks every error of its
+// plan, these included.
 func (o KDFOptions) resolved(version int) (KDFOptions, error) {
 	o.PBKDF = strings.ToLower(o.PBKDF)
 	if o.PBKDF == "" {
@@ -61,10 +67,10 @@ func (o KDFOptions) resolved(version int) (KDFOptions, error) {
 	case "pbkdf2":
 	case "argon2i", "argon2id":
 		if version == 1 {
-			return o, fmt.Errorf("LUKS1 keyslots use PBKDF2 only, not %s", o.PBKDF)
+			return o, volume.InvalidOptionf("LUKS1 keyslots use PBKDF2 only, not %s", o.PBKDF)
 		}
 	default:
-		return o, fmt.Errorf("unknown --pbkdf %q (want pbkdf2, argon2i or argon2id)", o.PBKDF)
+		return o, volume.InvalidOptionf("unknown --pbkdf %q (want pbkdf2, argon2i or argon2id)", o.PBKDF)
 	}
 	if o.Hash == "" {
 		o.Hash = DefaultHash
@@ -92,10 +98,10 @@ func (o KDFOptions) resolved(version int) (KDFOptions, error) {
 			return o, fmt.Errorf("--pbkdf-memory %d KiB outside cryptsetup's %d..%d", o.MemoryKiB, minArgon2Memory, maxArgon2Memory)
 		}
 		if o.Iterations != 0 && o.Iterations < minArgon2Time {
-			return o, fmt.Errorf("argon2 time cost %d below cryptsetup's minimum %d", o.Iterations, minArgon2Time)
+			return o, volume.InvalidOptionf("argon2 time cost %d below cryptsetup's minimum %d", o.Iterations, minArgon2Time)
 		}
 	} else if o.Iterations != 0 && o.Iterations < minPBKDF2Iterations {
-		return o, fmt.Errorf("PBKDF2 iterations %d below cryptsetup's minimum %d", o.Iterations, minPBKDF2Iterations)
+		return o, volume.InvalidOptionf("PBKDF2 iterations %d below cryptsetup's minimum %d", o.Iterations, minPBKDF2Iterations)
 	}
 	return o, nil
 }

@@ -284,13 +284,17 @@ type Created struct {
 // device (or of the detached header) to the data area is overwritten.
 func Create(ctx context.Context, dev volume.Device, o CreateOptions, creds volume.Credentials) (*Created, error) {
 	rnd := orRand(o.Rand)
+	// Everything plan refuses is an option; so are credentials that give
+	// no passphrase (a key file that cannot be read included, which the
+	// CLI has always reported as a usage error). Errors after this point
+	// (writing the device, reading it back) are not option errors.
 	l, err := o.plan(dev, rnd)
 	if err != nil {
-		return nil, err
+		return nil, volume.InvalidOption(err)
 	}
 	pass, err := Passphrase(creds)
 	if err != nil {
-		return nil, err
+		return nil, volume.InvalidOption(err)
 	}
 	defer clear(pass)
 	mk := append([]byte(nil), o.VolumeKey...)
@@ -393,7 +397,7 @@ func createLUKS1(ctx context.Context, hdr volume.Device, grow bool, l *layout, m
 		MKDigestIter: uint32(dIter), UUID: l.uuid, spec: l.spec,
 	}
 	if l.dataOffset/512 > 1<<32-1 {
-		return fmt.Errorf("data offset %d too large for LUKS1", l.dataOffset)
+		return volume.InvalidOptionf("data offset %d too large for LUKS1", l.dataOffset)
 	}
 	salt, err := randomBytes(rnd, luks1SaltSize)
 	if err != nil {

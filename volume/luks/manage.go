@@ -161,7 +161,7 @@ func AddKey(ctx context.Context, hdr volume.Device, creds volume.Credentials, ne
 func freeLUKS1Slot(h *luks1Header, want *int, except int) (int, error) {
 	if want != nil {
 		if *want < 0 || *want >= luks1NumKeys {
-			return 0, fmt.Errorf("keyslot %d out of range 0..7", *want)
+			return 0, volume.InvalidOptionf("keyslot %d out of range 0..7", *want)
 		}
 		if h.Slots[*want].Active == luks1SlotEnabled && *want != except {
 			return 0, fmt.Errorf("%w: keyslot %d", ErrKeyslotInUse, *want)
@@ -221,7 +221,7 @@ func addLUKS1(ctx context.Context, dev volume.Device, h *luks1Header, mk, pass [
 func freeLUKS2Slot(h *luks2Header, want *int, except string) (string, error) {
 	if want != nil {
 		if *want < 0 || *want >= 32 {
-			return "", fmt.Errorf("keyslot %d out of range 0..31", *want)
+			return "", volume.InvalidOptionf("keyslot %d out of range 0..31", *want)
 		}
 		id := fmt.Sprint(*want)
 		if _, used := h.meta.doc.Keyslots[id]; used && id != except {

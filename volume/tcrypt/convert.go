@@ -75,7 +75,7 @@ func ConvertToVeraCrypt(ctx context.Context, dev volume.Device, creds volume.Cre
 		return nil, fmt.Errorf("%w: converting system encryption is left to VeraCrypt's own tools (decrypt with TrueCrypt, encrypt with VeraCrypt)", volume.ErrUnsupported)
 	}
 	if creds.PIM != 0 {
-		return nil, errors.New("TrueCrypt volumes have no PIM: give the new PIM in the conversion options")
+		return nil, volume.InvalidOption(errors.New("TrueCrypt volumes have no PIM: give the new PIM in the conversion options"))
 	}
 	if o.PIM < 0 {
 		return nil, errors.New("PIM must not be negative")

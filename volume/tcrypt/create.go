@@ -75,19 +75,19 @@ func resolveCreate(o *CreateOptions, pim int) (ciphers.Chain, kdfCandidate, erro
 	}
 	chain, err := ciphers.LookupChain(o.Encryption)
 	if err != nil || chain.Legacy {
-		return chain, kdfCandidate{}, fmt.Errorf("unknown or legacy encryption %q (want one of %s)", o.Encryption, chainNames())
+		return chain, kdfCandidate{}, volume.InvalidOptionf("unknown or legacy encryption %q (want one of %s)", o.Encryption, chainNames())
 	}
 	for _, n := range chain.Ciphers {
 		if o.TrueCrypt && (n == "Camellia" || n == "Kuznyechik") {
-			return chain, kdfCandidate{}, fmt.Errorf("TrueCrypt volumes cannot use %s (VeraCrypt only)", n)
+			return chain, kdfCandidate{}, volume.InvalidOptionf("TrueCrypt volumes cannot use %s (VeraCrypt only)", n)
 		}
 	}
 	prf := canonicalPRF(o.Hash)
 	if prf == "" || prf == "SHA-1" {
-		return chain, kdfCandidate{}, fmt.Errorf("unknown hash %q for new volumes (want SHA-512, Whirlpool, SHA-256, BLAKE2s-256, Streebog, RIPEMD-160 or argon2id)", o.Hash)
+		return chain, kdfCandidate{}, volume.InvalidOptionf("unknown hash %q for new volumes (want SHA-512, Whirlpool, SHA-256, BLAKE2s-256, Streebog, RIPEMD-160 or argon2id)", o.Hash)
 	}
 	if o.TrueCrypt && pim != 0 {
-		return chain, kdfCandidate{}, fmt.Errorf("TrueCrypt volumes have no PIM")
+		return chain, kdfCandidate{}, volume.InvalidOptionf("TrueCrypt volumes have no PIM")
 	}
 	if pim < 0 {
 		return chain, kdfCandidate{}, fmt.Errorf("PIM must not be negative")
@@ -101,7 +101,7 @@ func resolveCreate(o *CreateOptions, pim int) (ciphers.Chain, kdfCandidate, erro
 		}
 		return chain, k, nil
 	}
-	return chain, kdfCandidate{}, fmt.Errorf("%s is not available for %s volumes", prf, map[bool]string{true: "TrueCrypt", false: "VeraCrypt"}[o.TrueCrypt])
+	return chain, kdfCandidate{}, volume.InvalidOptionf("%s is not available for %s volumes", prf, map[bool]string{true: "TrueCrypt", false: "VeraCrypt"}[o.TrueCrypt])
 }
 
 func chainNames() string {
@@ -132,7 +132,7 @@ type layout struct {
 func Create(ctx context.Context, dev volume.Device, creds volume.Credentials, o CreateOptions) (*Created, error) {
 	size := dev.Size()
 	if size%512 != 0 {
-		return nil, fmt.Errorf("the size must be a multiple of 512 bytes (got %d)", size)
+		return nil, volume.InvalidOptionf("the size must be a multiple of 512 bytes (got %d)", size)
 	}
 	l := layout{dataOffset: headerGroupSize, dataSize: size - 2*headerGroupSize, devSize: size}
 	if l.dataSize < minDataSize {
@@ -158,7 +158,7 @@ func HiddenSpan(devSize, hiddenSize int64) (start, end int64) {
 func CreateHidden(ctx context.Context, dev volume.Device, creds volume.Credentials, o CreateOptions, hiddenSize, usedEnd int64) (*Created, error) {
 	size := dev.Size()
 	if hiddenSize%512 != 0 {
-		return nil, fmt.Errorf("the hidden volume size must be a multiple of 512 bytes (got %d)", hiddenSize)
+		return nil, volume.InvalidOptionf("the hidden volume size must be a multiple of 512 bytes (got %d)", hiddenSize)
 	}
 	if hiddenSize < minDataSize {
 		return nil, fmt.Errorf("%w: the hidden volume must hold at least %d bytes", ErrTooSmall, minDataSize)
