@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -234,10 +233,7 @@ func runArchiveCreate(ctx context.Context, a *app, args []string) error {
 	}
 	ar, err := archive.Create(ctx, path, cred, o)
 	if err != nil {
-		if strings.Contains(err.Error(), "argon2") {
-			return usageError(err)
-		}
-		return archiveError(err)
+		return archiveError(err) // a refused Argon2 cost is archive.ErrInvalidOption: exit 1
 	}
 	if err := addSourcesError(ar.AddSources(ctx, srcs, addSourcesOptions(a, false)), len(srcs)); err != nil {
 		ar.Close()

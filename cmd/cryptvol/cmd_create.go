@@ -217,7 +217,12 @@ func warnVeraCryptCompat(a *app, typ, hash string, hidden bool) {
 	}
 }
 
-// createError gives creation errors their exit codes.
+// createError gives creation errors their exit codes. Options the
+// libraries refuse are typed (volume.ErrInvalidOption, which exitCodeFor
+// maps to a usage error); the words still matched here are those of
+// refusals that are not typed yet and reach create, convert, passwd and
+// encrypt: an unknown hash or volume type when the volume is opened
+// (tcrypt's unlock, volume.Open) and tcrypt.StartEncrypt's image size.
 func createError(err error) error {
 	switch {
 	case errors.Is(err, tcrypt.ErrTooSmall):
@@ -227,7 +232,7 @@ func createError(err error) error {
 	case errors.Is(err, context.Canceled), errors.Is(err, volume.ErrWrongPassword):
 		return err
 	}
-	if strings.Contains(err.Error(), "unknown") || strings.Contains(err.Error(), "cannot use") || strings.Contains(err.Error(), "multiple of") || strings.Contains(err.Error(), "no PIM") || strings.Contains(err.Error(), "not available for") {
+	if strings.Contains(err.Error(), "unknown") || strings.Contains(err.Error(), "multiple of") {
 		return usageError(err)
 	}
 	return err

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -205,11 +204,7 @@ func keyslotError(err error) error {
 	if errors.Is(err, luks.ErrKeyslotInUse) {
 		return withCode(exitDestroy, err)
 	}
-	if strings.Contains(err.Error(), "out of range") || strings.Contains(err.Error(), "unknown --pbkdf") ||
-		strings.Contains(err.Error(), "below cryptsetup's minimum") || strings.Contains(err.Error(), "LUKS1 keyslots use PBKDF2") {
-		return usageError(err)
-	}
-	return err
+	return err // a refused option (volume.ErrInvalidOption) is exit 1 by exitCodeFor
 }
 
 func keyslotAdd(ctx context.Context, a *app, fs *pflag.FlagSet, cf *credFlags, kf *keyslotFlags, dev volume.Device, o luks.KeyslotOptions) error {

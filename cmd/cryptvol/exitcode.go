@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/cryptvol/cryptvol/archive"
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -97,6 +98,10 @@ func exitCodeFor(err error) int {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return exitCancelled
+	case errors.Is(err, volume.ErrInvalidOption), errors.Is(err, archive.ErrInvalidOption):
+		// An option the library refused (a cipher, size, PIM, keyslot
+		// number, KDF cost): the command line is wrong.
+		return exitUsage
 	case wrongOperand(err):
 		return exitUsage
 	case errors.Is(err, volume.ErrWrongPassword):

@@ -145,14 +145,9 @@ func parseOptionalSize(s string) (int64, error) {
 
 // createLUKS formats dev and returns what the header says and the data
 // area for formatting a filesystem into it (volume.New(dev, cr.Unlocked,
-// ...)). Errors about the options are usage errors (exit 1).
+// ...)). The options luks.Create refuses are volume.ErrInvalidOption,
+// usage errors (exit 1) by exitCodeFor; a failure to write the device
+// keeps its own code (exit 4).
 func createLUKS(ctx context.Context, dev volume.Device, o luks.CreateOptions, creds volume.Credentials) (*luks.Created, error) {
-	cr, err := luks.Create(ctx, dev, o, creds)
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, volume.ErrDamaged) || strings.Contains(err.Error(), "writing") {
-			return nil, err
-		}
-		return nil, usageError(err)
-	}
-	return cr, nil
+	return luks.Create(ctx, dev, o, creds)
 }
