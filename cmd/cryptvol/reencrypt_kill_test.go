@@ -141,6 +141,22 @@ func reencKillCampaign(t *testing.T, f reencFormat, size int64, kills int) {
 		runs++
 		p := startCmd(t, args...)
 		delay := time.Duration(mrand.Int64N(int64(whole)))
+		if _, err := os.Stat("/proc/self/io"); err == nil {
+			// On a loaded machine the key derivation can take most of
+			// the calibrated run: wait for the first write (syscw in
+			// /proc/PID/io), then kill at a random moment of what the
+			// calibrated run leaves.
+			t0 := time.Now()
+		poll:
+			for time.Since(t0) < 2*whole && syscw(p.cmd.Process.Pid) < 1 {
+				select {
+				case <-p.done:
+					break poll
+				case <-time.After(200 * time.Microsecond):
+				}
+			}
+			delay = time.Duration(mrand.Int64N(int64(max(whole-time.Since(t0), time.Millisecond))))
+		}
 		select {
 		case <-p.done:
 		case <-time.After(delay):
