@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/cryptvol/cryptvol/internal/atomicfile"
+	"github.com/cryptvol/cryptvol/internal/ctxio"
 )
 
 // CompactStats says what Compact did.
@@ -191,7 +192,7 @@ func (a *Archive) writeBase(ctx context.Context, f file, idx *index, progress fu
 				return nil, err
 			}
 			sw := newStreamWriter(bw, out)
-			_, err = io.Copy(sw, ctxReader{ctx, sr})
+			_, err = io.Copy(sw, ctxio.Reader(ctx, sr))
 			sr.close()
 			n, cerr := sw.Close()
 			if err == nil {
@@ -245,18 +246,4 @@ func (a *Archive) writeBase(ctx context.Context, f file, idx *index, progress fu
 		}
 	}
 	return &newBase{hdr: na.hdr, idx: na.idx, ft: ft, at: at}, nil
-}
-
-// ctxReader stops a copy at its next read once ctx is cancelled, so that a
-// large member does not hold up an interrupt.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 
 	"github.com/cryptvol/cryptvol/internal/atomicfile"
+	"github.com/cryptvol/cryptvol/internal/ctxio"
 )
 
 // Extracting members into a directory, as tar does, keeping nothing that
@@ -120,10 +119,6 @@ func (a *Archive) ExtractAll(ctx context.Context, dir string, sel []Entry, o *Ex
 	return rep, nil
 }
 
-// copyBufs recycles Extract's buffers: a get of thousands of small
-// members would otherwise spend its time allocating them.
-var copyBufs = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
-
 // Extract writes the file member e below root, at its name (creating the
 // directories on the way), with its mode and modification time. It goes
 // through a temporary file beside it (see internal/atomicfile), renamed
@@ -152,10 +147,7 @@ func (a *Archive) Extract(ctx context.Context, root *os.Root, e Entry) error {
 		return err
 	}
 	defer f.Discard()
-	buf := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(buf)
-	// Hide ReaderFrom/WriterTo so the copy goes through ctxReader.
-	if _, err := io.CopyBuffer(struct{ io.Writer }{f.File}, ctxReader{ctx, m}, *buf); err != nil {
+	if _, err := ctxio.Copy(ctx, f.File, m); err != nil {
 		return err
 	}
 	if err := root.Chtimes(f.TempName(), e.ModTime, e.ModTime); err != nil {

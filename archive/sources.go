@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/cryptvol/cryptvol/internal/ctxio"
 )
 
 // Adding local files: the paths a user names become Sources (each file,
@@ -173,7 +175,7 @@ func (a *Archive) AddSources(ctx context.Context, srcs []Source, o *AddSourcesOp
 
 func (a *Archive) addSource(ctx context.Context, s Source, opt *AddOptions, o *AddSourcesOptions) error {
 	if s.Path == "-" {
-		return a.Add(s.Name, ctxReader{ctx, o.Stdin}, Info{ModTime: time.Now(), Mode: 0o644}, opt)
+		return a.Add(s.Name, ctxio.Reader(ctx, o.Stdin), Info{ModTime: time.Now(), Mode: 0o644}, opt)
 	}
 	info := Info{ModTime: s.Info.ModTime(), Mode: s.Info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}
 	switch t := s.Info.Mode().Type(); {
@@ -191,7 +193,7 @@ func (a *Archive) addSource(ctx context.Context, s Source, opt *AddOptions, o *A
 		return err
 	}
 	defer f.Close()
-	return a.Add(s.Name, ctxReader{ctx, f}, info, opt)
+	return a.Add(s.Name, ctxio.Reader(ctx, f), info, opt)
 }
 
 // FileKind names the type of a file that is neither regular nor a

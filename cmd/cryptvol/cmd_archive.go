@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cryptvol/cryptvol/archive"
+	"github.com/cryptvol/cryptvol/internal/ctxio"
 )
 
 // `cryptvol archive SUBCOMMAND ARCHIVE ...`: the encrypted append-only
@@ -370,7 +371,7 @@ func runArchiveCat(ctx context.Context, a *app, args []string) error {
 		if err != nil {
 			return archiveError(err)
 		}
-		_, err = copyCtx(ctx, a.stdout, m)
+		_, err = ctxio.Copy(ctx, a.stdout, m)
 		m.Close()
 		if errors.Is(err, context.Canceled) {
 			return interrupted("%s partly written", n)

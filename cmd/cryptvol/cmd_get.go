@@ -9,6 +9,7 @@ import (
 	"path"
 
 	"github.com/cryptvol/cryptvol/filesystem/fsops"
+	"github.com/cryptvol/cryptvol/internal/ctxio"
 )
 
 func init() {
@@ -91,5 +92,5 @@ func getOptions(a *app, recursive, force bool) fsops.GetOptions {
 }
 
 func getCopy(ctx context.Context, dst io.Writer, src io.Reader, _ int64) (int64, error) {
-	return copyCtx(ctx, dst, src)
+	return ctxio.Copy(ctx, dst, src)
 }

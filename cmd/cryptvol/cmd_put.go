@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cryptvol/cryptvol/filesystem/fsops"
+	"github.com/cryptvol/cryptvol/internal/ctxio"
 )
 
 func init() {
@@ -135,9 +136,9 @@ var (
 // read while the last is written.
 func putCopy(ctx context.Context, dst io.Writer, src io.Reader, size int64) (int64, error) {
 	if size >= 4<<20 {
-		return copyAhead(ctx, dst, src)
+		return ctxio.CopyAhead(ctx, dst, src)
 	}
-	return copyCtx(ctx, dst, src)
+	return ctxio.Copy(ctx, dst, src)
 }
 
 // stdinSource checks a "-" source: standard input, once, to a named file.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"path"
+
+	"github.com/cryptvol/cryptvol/internal/ctxio"
 )
 
 // Kind says what an operation's error is, so that a front end can give it
@@ -58,17 +60,5 @@ type CopyFunc func(ctx context.Context, dst io.Writer, src io.Reader, size int64
 
 // plainCopy is the CopyFunc used when none is given.
 func plainCopy(ctx context.Context, dst io.Writer, src io.Reader, _ int64) (int64, error) {
-	return io.Copy(struct{ io.Writer }{dst}, ctxReader{ctx, src})
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
+	return ctxio.Copy(ctx, dst, src)
 }

@@ -12,7 +12,7 @@ import (
 // package decides its layer. A package may import only packages of its
 // own layer or lower ones.
 var layers = [][]string{
-	{"internal/progress", "internal/atomicfile", "internal/cputime", "internal/stats", "internal/diskio",
+	{"internal/progress", "internal/ctxio", "internal/atomicfile", "internal/cputime", "internal/stats", "internal/diskio",
 		"internal/filelock", "internal/oracle", "internal/crossarch", "internal/repocheck", "internal/crashsim"}, // 0 support
 	{"ciphers", "ciphers/...", "hashes", "hashes/..."}, // 1 primitives
 	{"kdf", "kdf/..."},                // 2 key derivation
