@@ -60,12 +60,21 @@ func Run(ctx context.Context, r volume.Reencryption, o RunOptions) error {
 		}
 	}
 	e.report()
+	// The next chunks are read and transformed while the current one is
+	// committed, written and synced (see pipeline).
+	pl := e.startPipeline()
+	defer pl.stop()
 	for !e.finished() {
 		if err := ctx.Err(); err != nil {
 			return e.interrupted(ctx, err)
 		}
-		off, n := e.nextChunk()
-		if err := e.chunk(ctx, off, n); err != nil {
+		c := pl.next()
+		if c.err != nil {
+			return c.err
+		}
+		err := e.commitChunk(ctx, c)
+		pl.recycle(c)
+		if err != nil {
 			return err
 		}
 		e.report()
@@ -85,9 +94,9 @@ type engine struct {
 	dev        volume.Device
 	old, new   sector.Mode
 	chunkSize  int64
-	buf        []byte
-	done       int64 // as Plan.Done
-	hotPending bool  // the last commit was a hot one (checksum mode)
+	buf        []byte // the hot chunk a crash left, while it is completed
+	done       int64  // as Plan.Done
+	hotPending bool   // the last commit was a hot one (checksum mode)
 	hash       hashes.Spec
 	progress   func(done, total int64)
 }
@@ -123,29 +132,33 @@ func newEngine(r volume.Reencryption, p *volume.ReencryptPlan, o RunOptions) (*e
 		return nil, fmt.Errorf("%w: a chunk of the re-encryption would be empty (limit %d, alignment %d)", volume.ErrDamaged, p.MaxChunk, align)
 	}
 	e.chunkSize = chunk
-	need := chunk
 	if p.Hot != nil {
-		need = max(need, p.Hot.Length)
+		e.buf = make([]byte, p.Hot.Length)
 	}
-	e.buf = make([]byte, need)
 	return e, nil
 }
 
 func (e *engine) free() { clear(e.buf) }
 
-func (e *engine) finished() bool {
+// finishedAt reports whether done (as Plan.Done) is the whole data area.
+func (e *engine) finishedAt(done int64) bool {
 	if e.p.Backward {
-		return e.done <= 0
+		return done <= 0
 	}
-	return e.done >= e.p.Size
+	return done >= e.p.Size
 }
 
-func (e *engine) nextChunk() (off, n int64) {
+func (e *engine) finished() bool { return e.finishedAt(e.done) }
+
+// chunkAfter is the chunk that follows when done bytes are done, and
+// where the progress then stands.
+func (e *engine) chunkAfter(done int64) (off, n, next int64) {
 	if e.p.Backward {
-		n = min(e.chunkSize, e.done)
-		return e.done - n, n
+		n = min(e.chunkSize, done)
+		return done - n, n, done - n
 	}
-	return e.done, min(e.chunkSize, e.p.Size-e.done)
+	n = min(e.chunkSize, e.p.Size-done)
+	return done, n, done + n
 }
 
 func (e *engine) report() {
@@ -258,36 +271,18 @@ func (e *engine) writeNew(b []byte, off int64) error {
 	return nil
 }
 
-// chunk re-encrypts [off, off+n): protect, rewrite, sync, commit.
-func (e *engine) chunk(ctx context.Context, off, n int64) error {
-	b := e.buf[:n]
-	if err := e.readOld(b, off); err != nil {
+// commitChunk rewrites a prepared chunk: protect, write, sync, commit.
+func (e *engine) commitChunk(ctx context.Context, c *prepared) error {
+	if err := e.r.CommitHot(ctx, c.off, c.n, c.prot); err != nil {
 		return err
 	}
-	var prot []byte
-	switch e.p.Resilience {
-	case volume.ResilienceChecksum:
-		prot = e.checksums(b)
-	case volume.ResilienceJournal:
-		prot = b
-	}
-	if err := e.r.CommitHot(ctx, off, n, prot); err != nil {
-		return err
-	}
-	e.transform(b, off)
-	err := e.writeNew(b, off)
-	clear(b)
-	if err != nil {
+	if err := e.writeNew(c.data, c.off); err != nil {
 		return err
 	}
 	if err := e.dev.Sync(); err != nil {
 		return err
 	}
-	if e.p.Backward {
-		e.done = off
-	} else {
-		e.done = off + n
-	}
+	e.done = c.next
 	if e.p.Resilience == volume.ResilienceChecksum {
 		// The next chunk's hot commit records this one as done.
 		e.hotPending = true
