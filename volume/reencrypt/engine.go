@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"runtime"
-	"sync"
 
 	"github.com/cryptvol/cryptvol/hashes"
 	"github.com/cryptvol/cryptvol/sector"
@@ -203,13 +201,17 @@ func readFull(dev io.ReaderAt, b []byte, off int64) error {
 	return fmt.Errorf("reading %d bytes at %d: %w", len(b), off, err)
 }
 
-// transform turns the old form of data-area bytes at off into the new.
-func (e *engine) transform(b []byte, off int64) {
-	if e.old != nil {
-		e.old.Decrypt(b, b, e.p.Old.FirstSector+uint64(off/int64(e.p.Old.SectorSize)))
+// transform turns the old form of data-area bytes at off into the new,
+// on all cores.
+func (e *engine) transform(b []byte, off int64) { transformWith(e.old, e.new, e.p, b, off) }
+
+// transformWith is transform with the modes given (nil: plain).
+func transformWith(old, new sector.Mode, p *volume.ReencryptPlan, b []byte, off int64) {
+	if old != nil {
+		old.Decrypt(b, b, p.Old.FirstSector+uint64(off/int64(p.Old.SectorSize)))
 	}
-	if e.new != nil {
-		e.new.Encrypt(b, b, e.p.New.FirstSector+uint64(off/int64(e.p.New.SectorSize)))
+	if new != nil {
+		new.Encrypt(b, b, p.New.FirstSector+uint64(off/int64(p.New.SectorSize)))
 	}
 }
 
@@ -289,35 +291,6 @@ func (e *engine) commitChunk(ctx context.Context, c *prepared) error {
 		return nil
 	}
 	return e.r.CommitDone(ctx, e.done)
-}
-
-// checksums hashes every block of b (the old form of a chunk), on all
-// cores, keeping SumSize bytes of each digest.
-func (e *engine) checksums(b []byte) []byte {
-	bs, ss := e.p.BlockSize, e.p.SumSize
-	blocks := (len(b) + bs - 1) / bs
-	out := make([]byte, blocks*ss)
-	workers := min(runtime.GOMAXPROCS(0), blocks)
-	per := (blocks + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*per, min((w+1)*per, blocks)
-		if lo >= hi {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			h := e.hash.New()
-			sum := make([]byte, 0, e.hash.Size)
-			for i := lo; i < hi; i++ {
-				sum = blockSum(h, b[i*bs:min((i+1)*bs, len(b))], sum)
-				copy(out[i*ss:], sum[:ss])
-			}
-		}()
-	}
-	wg.Wait()
-	return out
 }
 
 func blockSum(h hash.Hash, block, sum []byte) []byte {

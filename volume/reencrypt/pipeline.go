@@ -1,6 +1,13 @@
 package reencrypt
 
-import "github.com/cryptvol/cryptvol/volume"
+import (
+	"errors"
+	"hash"
+	"runtime"
+	"sync"
+
+	"github.com/cryptvol/cryptvol/volume"
+)
 
 // A chunk's work is of two kinds: reading it, hashing it and transforming
 // it keeps the processors busy; committing its protection, writing it and
@@ -97,27 +104,78 @@ func (e *engine) prepareAll(pl *pipeline, done int64) {
 }
 
 // prepare reads the chunk c stands for, takes its protection and turns
-// it into the new form.
+// it into the new form, on all cores: each takes a share of the chunk and
+// reads, hashes and transforms it piece by piece, so each piece is hashed
+// and re-encrypted while it is in the processor's cache.
 func (e *engine) prepare(c *prepared) error {
-	b := c.data[:c.n]
-	c.data, c.prot = b, nil
+	c.data = c.data[:c.n]
+	c.prot = nil
 	switch e.p.Resilience {
 	case volume.ResilienceJournal:
-		old := c.old[:c.n]
-		if err := e.readOld(old, c.off); err != nil {
-			return err
-		}
-		copy(b, old)
-		c.prot = old
-	default:
-		if err := e.readOld(b, c.off); err != nil {
-			return err
-		}
-		if e.p.Resilience == volume.ResilienceChecksum {
-			c.prot = e.checksums(b)
-		}
+		c.prot = c.old[:c.n]
+	case volume.ResilienceChecksum:
+		blocks := (c.n + int64(e.p.BlockSize) - 1) / int64(e.p.BlockSize)
+		c.prot = make([]byte, blocks*int64(e.p.SumSize))
 	}
-	e.transform(b, c.off)
+	shares := e.shares(c.n)
+	errs := make([]error, len(shares)-1)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = e.prepareShare(c, shares[i], shares[i+1])
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// preparePiece is how much of a share is hashed and transformed at a
+// time: well inside a core's cache.
+const preparePiece = 256 << 10
+
+// shares splits a chunk of n bytes into one share per core, at
+// boundaries every mode and checksum block of the chunk allows; it
+// returns the boundaries, 0 and n included.
+func (e *engine) shares(n int64) []int64 {
+	unit := int64(max(512, e.p.Old.SectorSize, e.p.New.SectorSize, e.p.BlockSize))
+	per := (n/int64(runtime.GOMAXPROCS(0)) + unit - 1) / unit * unit
+	per = max(per, min(preparePiece, n))
+	at := []int64{0}
+	for lo := per; lo < n; lo += per {
+		at = append(at, lo)
+	}
+	return append(at, n)
+}
+
+// prepareShare reads, protects and transforms bytes [lo, hi) of c.
+func (e *engine) prepareShare(c *prepared, lo, hi int64) error {
+	b := c.data[lo:hi]
+	if e.p.Resilience == volume.ResilienceJournal {
+		if err := e.readOld(c.prot[lo:hi], c.off+lo); err != nil {
+			return err
+		}
+		copy(b, c.prot[lo:hi])
+	} else if err := e.readOld(b, c.off+lo); err != nil {
+		return err
+	}
+	var h hash.Hash
+	var sum []byte
+	if e.p.Resilience == volume.ResilienceChecksum {
+		h, sum = e.hash.New(), make([]byte, 0, e.hash.Size)
+	}
+	bs, ss := int64(e.p.BlockSize), int64(e.p.SumSize)
+	for p := lo; p < hi; p += preparePiece {
+		q := min(p+preparePiece, hi)
+		if h != nil {
+			for blk := p; blk < q; blk += bs {
+				sum = blockSum(h, c.data[blk:min(blk+bs, hi)], sum)
+				copy(c.prot[blk/bs*ss:], sum[:ss])
+			}
+		}
+		transformWith(e.p.Old.Mode, e.p.New.Mode, e.p, c.data[p:q], c.off+p)
+	}
 	return nil
 }
 
