@@ -96,6 +96,9 @@ type Reencryption struct {
 	plan      volume.ReencryptPlan
 	backTo1   bool // convert back to LUKS1 when done
 	encrypt   bool // mode "encrypt": the old data is plain (a linear segment)
+	// hotEnd, when the last commit put a chunk in re-encryption, is
+	// where that chunk ends (0 otherwise).
+	hotEnd int64
 }
 
 // Plan implements volume.Reencryption.
@@ -658,7 +661,7 @@ func (r *Reencryption) CommitHot(ctx context.Context, off, n int64, prot []byte)
 	if err := r.commitSegments(off, n); err != nil {
 		return err
 	}
-	r.plan.Done = off
+	r.plan.Done, r.hotEnd = off, off+n
 	return nil
 }
 
@@ -667,7 +670,7 @@ func (r *Reencryption) CommitDone(ctx context.Context, done int64) error {
 	if err := r.commitSegments(done, 0); err != nil {
 		return err
 	}
-	r.plan.Done, r.plan.Hot = done, nil
+	r.plan.Done, r.plan.Hot, r.hotEnd = done, nil, 0
 	return nil
 }
 
@@ -756,9 +759,12 @@ func (r *Reencryption) commitSegments(done, hot int64) error {
 // Finish implements volume.Reencryption: one commit leaves the new
 // segment, the new keyslot(s) and digest; the old keyslots' and the
 // reencrypt keyslot's areas are wiped after it. A volume that was LUKS1
-// is converted back.
+// is converted back. The segments committed last may still have the last
+// chunk in re-encryption (the engine wrote and synced it and commits it
+// no further): until this commit lands, a resume finds that chunk all
+// new.
 func (r *Reencryption) Finish(ctx context.Context) error {
-	if r.plan.Done != r.plan.Size {
+	if r.plan.Done != r.plan.Size && r.hotEnd != r.plan.Size {
 		return fmt.Errorf("internal error: finishing a re-encryption at %d of %d bytes", r.plan.Done, r.plan.Size)
 	}
 	areas, err := r.h.meta.areas()

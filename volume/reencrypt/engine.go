@@ -77,11 +77,11 @@ func Run(ctx context.Context, r volume.Reencryption, o RunOptions) error {
 		}
 		e.report()
 	}
-	if e.hotPending {
-		if err := r.CommitDone(ctx, e.done); err != nil {
-			return err
-		}
-	}
+	// With checksums the last chunk's hot record is not followed by a
+	// commit of it as done: the chunk is written and synced, so Finish
+	// may replace the record at once. A crash before it does leaves the
+	// record, whose chunk is found all new, as after any crash between a
+	// chunk's sync and the next commit.
 	return r.Finish(ctx)
 }
 

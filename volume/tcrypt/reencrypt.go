@@ -123,6 +123,10 @@ type Reencryption struct {
 	jkey      sector.Mode // encrypts the journal records
 	seq       uint64
 	plan      volume.ReencryptPlan
+	// hot says the last journal record is a hot one, whose chunk,
+	// done, takes Plan.Done to hotEnd.
+	hot    bool
+	hotEnd int64
 }
 
 // Plan implements volume.Reencryption.
@@ -497,29 +501,33 @@ func (r *Reencryption) CommitHot(ctx context.Context, off, n int64, prot []byte)
 		return nil
 	}
 	if r.plan.Backward {
-		r.plan.Done = off + n
+		r.plan.Done, r.hotEnd = off+n, off
 	} else {
-		r.plan.Done = off
+		r.plan.Done, r.hotEnd = off, off+n
 	}
+	r.hot = true
 	return r.writeJournal(true, off, n, prot)
 }
 
 // CommitDone implements volume.Reencryption.
 func (r *Reencryption) CommitDone(ctx context.Context, done int64) error {
-	r.plan.Done = done
+	r.plan.Done, r.hot = done, false
 	r.plan.Hot = nil
 	return r.writeJournal(false, 0, 0, nil)
 }
 
 // Finish implements volume.Reencryption: the new header replaces the
 // transition header in both copies, primary first, and the header areas'
-// re-encryption state is wiped.
+// re-encryption state is wiped. The last journal record may still be
+// the last chunk's hot one (the engine wrote and synced that chunk and
+// commits it no further): until the new header lands, a resume finds the
+// chunk all new.
 func (r *Reencryption) Finish(ctx context.Context) error {
-	done := r.plan.Done == r.plan.Size
+	end := r.plan.Size
 	if r.plan.Backward {
-		done = r.plan.Done == 0
+		end = 0
 	}
-	if !done {
+	if r.plan.Done != end && !(r.hot && r.hotEnd == end) {
 		return fmt.Errorf("internal error: finishing a re-encryption at %d of %d bytes", r.plan.Done, r.plan.Size)
 	}
 	h := *r.trans
