@@ -99,6 +99,11 @@ type Reencryption struct {
 	// hotEnd, when the last commit put a chunk in re-encryption, is
 	// where that chunk ends (0 otherwise).
 	hotEnd int64
+	// started says this process started the re-encryption, so that
+	// protUsed, the most protection it wrote, is all the reencrypt
+	// keyslot's area ever held.
+	started  bool
+	protUsed int64
 }
 
 // Plan implements volume.Reencryption.
@@ -367,6 +372,7 @@ func StartReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.Cr
 	if err := r.load(); err != nil {
 		return fail2(err)
 	}
+	r.started = true
 	return r, nil
 }
 
@@ -651,6 +657,7 @@ func (r *Reencryption) CommitHot(ctx context.Context, off, n int64, prot []byte)
 		return fmt.Errorf("internal error: %d bytes of protection for a %d-byte area", len(prot), r.area.len)
 	}
 	if len(prot) > 0 {
+		r.protUsed = max(r.protUsed, int64(len(prot)))
 		if err := writeAt(r.hdr, prot, int64(r.area.off), false); err != nil {
 			return err
 		}
@@ -777,7 +784,15 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 	for _, id := range sortedIDs(d.Keyslots) {
 		if dg, _ := r.h.meta.digestOf(id); (r.digestOld != "" && dg == r.digestOld) || id == r.reencID {
 			oldSlots = append(oldSlots, id)
-			gone = append(gone, areas[id])
+			a := areas[id]
+			if id == r.reencID && r.started {
+				// Only what this run wrote there: the area is most of
+				// the keyslots area (some 16 MiB), the checksums of a
+				// chunk a few hundred KiB. A resumed run does not know
+				// what the runs before it wrote, and wipes it all.
+				a.len = min(a.len, uint64(r.protUsed+4095)&^4095)
+			}
+			gone = append(gone, a)
 		}
 	}
 	reencDigest, _ := r.h.meta.digestOf(r.reencID)
