@@ -19,6 +19,12 @@ import (
 // memory and to redo after a crash.
 const DefaultChunk = 32 << 20
 
+// rampChunk is the first chunk of a run in default chunks: the chunks
+// double from it up to the full size. Until a chunk is prepared nothing
+// overlaps (see pipeline); a small first one starts the disk's work
+// early, for a few syncs more.
+const rampChunk = 4 << 20
+
 // RunOptions tune Run.
 type RunOptions struct {
 	// Progress, if set, is called after every chunk with the bytes done
@@ -92,6 +98,7 @@ type engine struct {
 	dev        volume.Device
 	old, new   sector.Mode
 	chunkSize  int64
+	firstChunk int64  // the first chunk's size: the chunks double up to chunkSize
 	buf        []byte // the hot chunk a crash left, while it is completed
 	done       int64  // as Plan.Done
 	hotPending bool   // the last commit was a hot one (checksum mode)
@@ -130,6 +137,10 @@ func newEngine(r volume.Reencryption, p *volume.ReencryptPlan, o RunOptions) (*e
 		return nil, fmt.Errorf("%w: a chunk of the re-encryption would be empty (limit %d, alignment %d)", volume.ErrDamaged, p.MaxChunk, align)
 	}
 	e.chunkSize = chunk
+	e.firstChunk = chunk
+	if o.Chunk <= 0 && chunk > 2*rampChunk {
+		e.firstChunk = rampChunk - rampChunk%align
+	}
 	if p.Hot != nil {
 		e.buf = make([]byte, p.Hot.Length)
 	}
@@ -148,14 +159,14 @@ func (e *engine) finishedAt(done int64) bool {
 
 func (e *engine) finished() bool { return e.finishedAt(e.done) }
 
-// chunkAfter is the chunk that follows when done bytes are done, and
-// where the progress then stands.
-func (e *engine) chunkAfter(done int64) (off, n, next int64) {
+// chunkAfter is the chunk of at most size bytes that follows when done
+// bytes are done, and where the progress then stands.
+func (e *engine) chunkAfter(done, size int64) (off, n, next int64) {
 	if e.p.Backward {
-		n = min(e.chunkSize, done)
+		n = min(size, done)
 		return done - n, n, done - n
 	}
-	n = min(e.chunkSize, e.p.Size-done)
+	n = min(size, e.p.Size-done)
 	return done, n, done + n
 }
 

@@ -55,11 +55,11 @@ func (e *engine) startPipeline() *pipeline {
 		quit:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
-	// The first chunk is the largest; when it is the last, or there is
-	// none left, fewer buffers do.
-	_, size, next := e.chunkAfter(e.done)
+	// No chunk is larger than what is left; when the first is the last,
+	// or there is none left, fewer buffers do.
+	_, size, _ := e.chunkAfter(e.done, e.chunkSize)
 	bufs := pipelineDepth
-	switch {
+	switch _, _, next := e.chunkAfter(e.done, e.firstChunk); {
 	case e.finished():
 		bufs = 0
 	case e.finishedAt(next):
@@ -81,7 +81,7 @@ func (e *engine) startPipeline() *pipeline {
 // until the last or a read fails, or the pipeline is stopped.
 func (e *engine) prepareAll(pl *pipeline, done int64) {
 	defer close(pl.done)
-	for !e.finishedAt(done) {
+	for size := e.firstChunk; !e.finishedAt(done); size = min(2*size, e.chunkSize) {
 		var c *prepared
 		select {
 		case <-pl.quit:
@@ -93,7 +93,7 @@ func (e *engine) prepareAll(pl *pipeline, done int64) {
 			return
 		default:
 		}
-		c.off, c.n, c.next = e.chunkAfter(done)
+		c.off, c.n, c.next = e.chunkAfter(done, size)
 		c.err = e.prepare(c)
 		pl.ready <- c // never blocks: there are no more buffers than room
 		if c.err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cryptvol/cryptvol/kdf"
 	"github.com/cryptvol/cryptvol/sector"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -234,12 +235,10 @@ func StartReencrypt(ctx context.Context, dev volume.Device, creds volume.Credent
 		r.Close()
 		return nil, err
 	}
-	var sealed [2][]byte
-	for i := range sealed {
-		if sealed[i], err = sealHeader(ctx, &h, r.newScheme, r.kdf, pass, ent); err != nil {
-			r.Close()
-			return nil, err
-		}
+	sealed, err := sealHeaderCopies(ctx, &h, r.newScheme, r.kdf, pass, ent)
+	if err != nil {
+		r.Close()
+		return nil, err
 	}
 	testHookBeforeHeaderWrite()
 	if err := before.Check(dev); err != nil {
@@ -384,6 +383,41 @@ func (r *Reencryption) setup(off, span int64, first uint64, old *scheme) error {
 		r.plan.Done = span
 	}
 	return nil
+}
+
+// sealHeaderCopies is sealHeader for a header's primary and backup copy,
+// each with a fresh salt, their keys derived together (kdf.DeriveMany:
+// two PBKDF2 derivations in the lanes of one cost little more than one;
+// a start and a finish seal a pair each).
+func sealHeaderCopies(ctx context.Context, h *header, s scheme, k kdfCandidate, pass []byte, ent *entropy) ([2][]byte, error) {
+	var raws [2][]byte
+	salts := make([][]byte, len(raws))
+	for i := range raws {
+		raws[i] = make([]byte, headerSize)
+		if err := ent.fill(raws[i][:saltSize]); err != nil {
+			return raws, err
+		}
+		salts[i] = raws[i][:saltSize]
+	}
+	keys, err := kdf.DeriveMany(ctx, k.params(), pass, salts, headerKeySize)
+	if err != nil {
+		return raws, err
+	}
+	defer func() {
+		for _, key := range keys {
+			clear(key)
+		}
+	}()
+	for i, key := range keys {
+		plain := h.marshal()
+		err := s.encryptHeader(plain, key)
+		copy(raws[i][saltSize:], plain)
+		clear(plain)
+		if err != nil {
+			return [2][]byte{}, err
+		}
+	}
+	return raws, nil
 }
 
 // journalKey derives the key that encrypts journal records from the new
@@ -537,12 +571,9 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 	if h.Magic == "TRUE" {
 		h.MinVersion = trueCryptMinVer
 	}
-	var sealed [2][]byte
-	var err error
-	for i := range sealed {
-		if sealed[i], err = sealHeader(ctx, &h, r.newScheme, r.kdf, r.pass, r.ent); err != nil {
-			return err
-		}
+	sealed, err := sealHeaderCopies(ctx, &h, r.newScheme, r.kdf, r.pass, r.ent)
+	if err != nil {
+		return err
 	}
 	if r.shift {
 		// What was the start of the image becomes the primary header
