@@ -33,6 +33,9 @@ type RunOptions struct {
 	// Chunk overrides the chunk size (rounded down to the alignment, at
 	// most the format's limit); 0 means DefaultChunk.
 	Chunk int64
+	// rampFrom, for the crash-state explorer's small volumes, is where
+	// the chunks start doubling from (0: rampChunk, for default chunks).
+	rampFrom int64
 }
 
 // Interrupted is Run stopped by its context after a chunk: the progress is
@@ -138,7 +141,10 @@ func newEngine(r volume.Reencryption, p *volume.ReencryptPlan, o RunOptions) (*e
 	}
 	e.chunkSize = chunk
 	e.firstChunk = chunk
-	if o.Chunk <= 0 && chunk > 2*rampChunk {
+	switch {
+	case o.rampFrom > 0:
+		e.firstChunk = min(chunk, max(align, o.rampFrom-o.rampFrom%align))
+	case o.Chunk <= 0 && chunk > 2*rampChunk:
 		e.firstChunk = rampChunk - rampChunk%align
 	}
 	if p.Hot != nil {
