@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"sort"
 	"strings"
 
@@ -95,6 +96,14 @@ type Reencryption struct {
 	plan      volume.ReencryptPlan
 	backTo1   bool // convert back to LUKS1 when done
 	encrypt   bool // mode "encrypt": the old data is plain (a linear segment)
+	// hotEnd, when the last commit put a chunk in re-encryption, is
+	// where that chunk ends (0 otherwise).
+	hotEnd int64
+	// started says this process started the re-encryption, so that
+	// protUsed, the most protection it wrote, is all the reencrypt
+	// keyslot's area ever held.
+	started  bool
+	protUsed int64
 }
 
 // Plan implements volume.Reencryption.
@@ -363,6 +372,7 @@ func StartReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.Cr
 	if err := r.load(); err != nil {
 		return fail2(err)
 	}
+	r.started = true
 	return r, nil
 }
 
@@ -647,6 +657,7 @@ func (r *Reencryption) CommitHot(ctx context.Context, off, n int64, prot []byte)
 		return fmt.Errorf("internal error: %d bytes of protection for a %d-byte area", len(prot), r.area.len)
 	}
 	if len(prot) > 0 {
+		r.protUsed = max(r.protUsed, int64(len(prot)))
 		if err := writeAt(r.hdr, prot, int64(r.area.off), false); err != nil {
 			return err
 		}
@@ -657,7 +668,7 @@ func (r *Reencryption) CommitHot(ctx context.Context, off, n int64, prot []byte)
 	if err := r.commitSegments(off, n); err != nil {
 		return err
 	}
-	r.plan.Done = off
+	r.plan.Done, r.hotEnd = off, off+n
 	return nil
 }
 
@@ -666,7 +677,7 @@ func (r *Reencryption) CommitDone(ctx context.Context, done int64) error {
 	if err := r.commitSegments(done, 0); err != nil {
 		return err
 	}
-	r.plan.Done, r.plan.Hot = done, nil
+	r.plan.Done, r.plan.Hot, r.hotEnd = done, nil, 0
 	return nil
 }
 
@@ -755,9 +766,12 @@ func (r *Reencryption) commitSegments(done, hot int64) error {
 // Finish implements volume.Reencryption: one commit leaves the new
 // segment, the new keyslot(s) and digest; the old keyslots' and the
 // reencrypt keyslot's areas are wiped after it. A volume that was LUKS1
-// is converted back.
+// is converted back. The segments committed last may still have the last
+// chunk in re-encryption (the engine wrote and synced it and commits it
+// no further): until this commit lands, a resume finds that chunk all
+// new.
 func (r *Reencryption) Finish(ctx context.Context) error {
-	if r.plan.Done != r.plan.Size {
+	if r.plan.Done != r.plan.Size && r.hotEnd != r.plan.Size {
 		return fmt.Errorf("internal error: finishing a re-encryption at %d of %d bytes", r.plan.Done, r.plan.Size)
 	}
 	areas, err := r.h.meta.areas()
@@ -770,7 +784,15 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 	for _, id := range sortedIDs(d.Keyslots) {
 		if dg, _ := r.h.meta.digestOf(id); (r.digestOld != "" && dg == r.digestOld) || id == r.reencID {
 			oldSlots = append(oldSlots, id)
-			gone = append(gone, areas[id])
+			a := areas[id]
+			if id == r.reencID && r.started {
+				// Only what this run wrote there: the area is most of
+				// the keyslots area (some 16 MiB), the checksums of a
+				// chunk a few hundred KiB. A resumed run does not know
+				// what the runs before it wrote, and wipes it all.
+				a.len = min(a.len, uint64(r.protUsed+4095)&^4095)
+			}
+			gone = append(gone, a)
 		}
 	}
 	reencDigest, _ := r.h.meta.digestOf(r.reencID)
@@ -803,8 +825,12 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 	if err := commitLUKS2(r.hdr, r.h, meta, r.rnd, false); err != nil {
 		return err
 	}
+	filler, err := wipeFiller(r.rnd)
+	if err != nil {
+		return err
+	}
 	for _, a := range gone {
-		if err := wipe(r.hdr, int64(a.off), int64(a.len), r.rnd); err != nil {
+		if err := wipe(r.hdr, int64(a.off), int64(a.len), filler); err != nil {
 			return err
 		}
 	}
@@ -817,6 +843,19 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// wipeFiller is the random stream Finish wipes the old keyslots and the
+// reencrypt keyslot's area with (most of the keyslots area, some 16 MiB):
+// ChaCha8, a cryptographically strong generator, keyed from rnd, which
+// fills it some ten times faster than the system's random source.
+func wipeFiller(rnd io.Reader) (io.Reader, error) {
+	seed, err := randomBytes(rnd, 32)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(seed)
+	return mrand.NewChaCha8([32]byte(seed)), nil
 }
 
 // segmentObject builds a segment's JSON object; size is a decimal string

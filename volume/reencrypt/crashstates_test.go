@@ -195,7 +195,9 @@ func (c reencCase) runOnce(dev volume.Device) error {
 		return err
 	}
 	defer r.Close()
-	return Run(ctx, r, RunOptions{Chunk: crashChunk})
+	// The chunks grow from a quarter chunk, as default chunks do from
+	// rampChunk: the states of the smaller chunks first are explored too.
+	return Run(ctx, r, RunOptions{Chunk: crashChunk, rampFrom: crashChunk / 4})
 }
 
 // judge checks one crash state of c's re-encryption of a volume whose

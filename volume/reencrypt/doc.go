@@ -17,7 +17,13 @@
 //     chunk and the old copy survives (ResilienceDataShift);
 //  3. decrypt and encrypt it on all cores, write it, sync;
 //  4. record it as done (with checksums, the next chunk's hot record says
-//     so, saving a commit per chunk).
+//     so, saving a commit per chunk, and the last one's is replaced by
+//     Finish).
+//
+// Steps 1 to 3's reading, hashing and transforming of the next chunk go
+// on while the current one is committed, written and synced (pipeline.go;
+// what reaches the disk, and in which order, is as above), and the
+// default chunks grow from 4 MiB so that the disk's work starts early.
 //
 // After a crash Run first completes the hot chunk: with checksums, a block
 // whose checksum still matches is old and is rewritten, any other is new;

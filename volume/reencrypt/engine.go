@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"runtime"
-	"sync"
 
 	"github.com/cryptvol/cryptvol/hashes"
 	"github.com/cryptvol/cryptvol/sector"
@@ -21,6 +19,12 @@ import (
 // memory and to redo after a crash.
 const DefaultChunk = 32 << 20
 
+// rampChunk is the first chunk of a run in default chunks: the chunks
+// double from it up to the full size. Until a chunk is prepared nothing
+// overlaps (see pipeline); a small first one starts the disk's work
+// early, for a few syncs more.
+const rampChunk = 4 << 20
+
 // RunOptions tune Run.
 type RunOptions struct {
 	// Progress, if set, is called after every chunk with the bytes done
@@ -29,6 +33,9 @@ type RunOptions struct {
 	// Chunk overrides the chunk size (rounded down to the alignment, at
 	// most the format's limit); 0 means DefaultChunk.
 	Chunk int64
+	// rampFrom, for the crash-state explorer's small volumes, is where
+	// the chunks start doubling from (0: rampChunk, for default chunks).
+	rampFrom int64
 }
 
 // Interrupted is Run stopped by its context after a chunk: the progress is
@@ -60,21 +67,30 @@ func Run(ctx context.Context, r volume.Reencryption, o RunOptions) error {
 		}
 	}
 	e.report()
+	// The next chunks are read and transformed while the current one is
+	// committed, written and synced (see pipeline).
+	pl := e.startPipeline()
+	defer pl.stop()
 	for !e.finished() {
 		if err := ctx.Err(); err != nil {
 			return e.interrupted(ctx, err)
 		}
-		off, n := e.nextChunk()
-		if err := e.chunk(ctx, off, n); err != nil {
+		c := pl.next()
+		if c.err != nil {
+			return c.err
+		}
+		err := e.commitChunk(ctx, c)
+		pl.recycle(c)
+		if err != nil {
 			return err
 		}
 		e.report()
 	}
-	if e.hotPending {
-		if err := r.CommitDone(ctx, e.done); err != nil {
-			return err
-		}
-	}
+	// With checksums the last chunk's hot record is not followed by a
+	// commit of it as done: the chunk is written and synced, so Finish
+	// may replace the record at once. A crash before it does leaves the
+	// record, whose chunk is found all new, as after any crash between a
+	// chunk's sync and the next commit.
 	return r.Finish(ctx)
 }
 
@@ -85,9 +101,10 @@ type engine struct {
 	dev        volume.Device
 	old, new   sector.Mode
 	chunkSize  int64
-	buf        []byte
-	done       int64 // as Plan.Done
-	hotPending bool  // the last commit was a hot one (checksum mode)
+	firstChunk int64  // the first chunk's size: the chunks double up to chunkSize
+	buf        []byte // the hot chunk a crash left, while it is completed
+	done       int64  // as Plan.Done
+	hotPending bool   // the last commit was a hot one (checksum mode)
 	hash       hashes.Spec
 	progress   func(done, total int64)
 }
@@ -123,29 +140,40 @@ func newEngine(r volume.Reencryption, p *volume.ReencryptPlan, o RunOptions) (*e
 		return nil, fmt.Errorf("%w: a chunk of the re-encryption would be empty (limit %d, alignment %d)", volume.ErrDamaged, p.MaxChunk, align)
 	}
 	e.chunkSize = chunk
-	need := chunk
-	if p.Hot != nil {
-		need = max(need, p.Hot.Length)
+	e.firstChunk = chunk
+	switch {
+	case o.rampFrom > 0:
+		e.firstChunk = min(chunk, max(align, o.rampFrom-o.rampFrom%align))
+	case o.Chunk <= 0 && chunk > 2*rampChunk:
+		e.firstChunk = rampChunk - rampChunk%align
 	}
-	e.buf = make([]byte, need)
+	if p.Hot != nil {
+		e.buf = make([]byte, p.Hot.Length)
+	}
 	return e, nil
 }
 
 func (e *engine) free() { clear(e.buf) }
 
-func (e *engine) finished() bool {
+// finishedAt reports whether done (as Plan.Done) is the whole data area.
+func (e *engine) finishedAt(done int64) bool {
 	if e.p.Backward {
-		return e.done <= 0
+		return done <= 0
 	}
-	return e.done >= e.p.Size
+	return done >= e.p.Size
 }
 
-func (e *engine) nextChunk() (off, n int64) {
+func (e *engine) finished() bool { return e.finishedAt(e.done) }
+
+// chunkAfter is the chunk of at most size bytes that follows when done
+// bytes are done, and where the progress then stands.
+func (e *engine) chunkAfter(done, size int64) (off, n, next int64) {
 	if e.p.Backward {
-		n = min(e.chunkSize, e.done)
-		return e.done - n, n
+		n = min(size, done)
+		return done - n, n, done - n
 	}
-	return e.done, min(e.chunkSize, e.p.Size-e.done)
+	n = min(size, e.p.Size-done)
+	return done, n, done + n
 }
 
 func (e *engine) report() {
@@ -190,13 +218,17 @@ func readFull(dev io.ReaderAt, b []byte, off int64) error {
 	return fmt.Errorf("reading %d bytes at %d: %w", len(b), off, err)
 }
 
-// transform turns the old form of data-area bytes at off into the new.
-func (e *engine) transform(b []byte, off int64) {
-	if e.old != nil {
-		e.old.Decrypt(b, b, e.p.Old.FirstSector+uint64(off/int64(e.p.Old.SectorSize)))
+// transform turns the old form of data-area bytes at off into the new,
+// on all cores.
+func (e *engine) transform(b []byte, off int64) { transformWith(e.old, e.new, e.p, b, off) }
+
+// transformWith is transform with the modes given (nil: plain).
+func transformWith(old, new sector.Mode, p *volume.ReencryptPlan, b []byte, off int64) {
+	if old != nil {
+		old.Decrypt(b, b, p.Old.FirstSector+uint64(off/int64(p.Old.SectorSize)))
 	}
-	if e.new != nil {
-		e.new.Encrypt(b, b, e.p.New.FirstSector+uint64(off/int64(e.p.New.SectorSize)))
+	if new != nil {
+		new.Encrypt(b, b, p.New.FirstSector+uint64(off/int64(p.New.SectorSize)))
 	}
 }
 
@@ -258,71 +290,24 @@ func (e *engine) writeNew(b []byte, off int64) error {
 	return nil
 }
 
-// chunk re-encrypts [off, off+n): protect, rewrite, sync, commit.
-func (e *engine) chunk(ctx context.Context, off, n int64) error {
-	b := e.buf[:n]
-	if err := e.readOld(b, off); err != nil {
+// commitChunk rewrites a prepared chunk: protect, write, sync, commit.
+func (e *engine) commitChunk(ctx context.Context, c *prepared) error {
+	if err := e.r.CommitHot(ctx, c.off, c.n, c.prot); err != nil {
 		return err
 	}
-	var prot []byte
-	switch e.p.Resilience {
-	case volume.ResilienceChecksum:
-		prot = e.checksums(b)
-	case volume.ResilienceJournal:
-		prot = b
-	}
-	if err := e.r.CommitHot(ctx, off, n, prot); err != nil {
-		return err
-	}
-	e.transform(b, off)
-	err := e.writeNew(b, off)
-	clear(b)
-	if err != nil {
+	if err := e.writeNew(c.data, c.off); err != nil {
 		return err
 	}
 	if err := e.dev.Sync(); err != nil {
 		return err
 	}
-	if e.p.Backward {
-		e.done = off
-	} else {
-		e.done = off + n
-	}
+	e.done = c.next
 	if e.p.Resilience == volume.ResilienceChecksum {
 		// The next chunk's hot commit records this one as done.
 		e.hotPending = true
 		return nil
 	}
 	return e.r.CommitDone(ctx, e.done)
-}
-
-// checksums hashes every block of b (the old form of a chunk), on all
-// cores, keeping SumSize bytes of each digest.
-func (e *engine) checksums(b []byte) []byte {
-	bs, ss := e.p.BlockSize, e.p.SumSize
-	blocks := (len(b) + bs - 1) / bs
-	out := make([]byte, blocks*ss)
-	workers := min(runtime.GOMAXPROCS(0), blocks)
-	per := (blocks + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*per, min((w+1)*per, blocks)
-		if lo >= hi {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			h := e.hash.New()
-			sum := make([]byte, 0, e.hash.Size)
-			for i := lo; i < hi; i++ {
-				sum = blockSum(h, b[i*bs:min((i+1)*bs, len(b))], sum)
-				copy(out[i*ss:], sum[:ss])
-			}
-		}()
-	}
-	wg.Wait()
-	return out
 }
 
 func blockSum(h hash.Hash, block, sum []byte) []byte {

@@ -3,8 +3,10 @@ package reencrypt
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -194,6 +196,37 @@ func TestLUKS2CrashAnywhere(t *testing.T) {
 			}
 			if got != sum || bytes.Equal(key, key0) {
 				t.Fatalf("after the resumed run: data differs (%v) or the key is the old one", got != sum)
+			}
+		})
+	}
+}
+
+// TestLUKS2FinishWipesProtection re-encrypts LUKS2 volumes in 1 MiB
+// chunks with each resilience: afterwards no 4 KiB block of the old
+// ciphertext (which a journal copies into the reencrypt keyslot's area)
+// is left anywhere in the header, Finish having wiped what the run wrote
+// there.
+func TestLUKS2FinishWipesProtection(t *testing.T) {
+	for _, res := range []volume.Resilience{volume.ResilienceChecksum, volume.ResilienceJournal} {
+		t.Run(string(res), func(t *testing.T) {
+			p, _ := newLUKS(t, 20<<20, luksCreds, luks.CreateOptions{})
+			off := dataOffset(t, p, luksCreds, volume.Options{})
+			img, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := map[[32]byte]bool{}
+			for b := off; b+4096 <= int64(len(img)); b += 4096 {
+				old[sha256.Sum256(img[b:b+4096])] = true
+			}
+			reencrypt(t, p, luksCreds, Options{Resilience: res}, 1<<20)
+			if img, err = os.ReadFile(p); err != nil {
+				t.Fatal(err)
+			}
+			for b := int64(0); b < off; b += 4096 {
+				if old[sha256.Sum256(img[b:b+4096])] {
+					t.Fatalf("the header keeps a block of the old ciphertext at %d", b)
+				}
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cryptvol/cryptvol/kdf"
 	"github.com/cryptvol/cryptvol/sector"
 	"github.com/cryptvol/cryptvol/volume"
 )
@@ -123,6 +124,10 @@ type Reencryption struct {
 	jkey      sector.Mode // encrypts the journal records
 	seq       uint64
 	plan      volume.ReencryptPlan
+	// hot says the last journal record is a hot one, whose chunk,
+	// done, takes Plan.Done to hotEnd.
+	hot    bool
+	hotEnd int64
 }
 
 // Plan implements volume.Reencryption.
@@ -230,12 +235,10 @@ func StartReencrypt(ctx context.Context, dev volume.Device, creds volume.Credent
 		r.Close()
 		return nil, err
 	}
-	var sealed [2][]byte
-	for i := range sealed {
-		if sealed[i], err = sealHeader(ctx, &h, r.newScheme, r.kdf, pass, ent); err != nil {
-			r.Close()
-			return nil, err
-		}
+	sealed, err := sealHeaderCopies(ctx, &h, r.newScheme, r.kdf, pass, ent)
+	if err != nil {
+		r.Close()
+		return nil, err
 	}
 	testHookBeforeHeaderWrite()
 	if err := before.Check(dev); err != nil {
@@ -382,6 +385,41 @@ func (r *Reencryption) setup(off, span int64, first uint64, old *scheme) error {
 	return nil
 }
 
+// sealHeaderCopies is sealHeader for a header's primary and backup copy,
+// each with a fresh salt, their keys derived together (kdf.DeriveMany:
+// two PBKDF2 derivations in the lanes of one cost little more than one;
+// a start and a finish seal a pair each).
+func sealHeaderCopies(ctx context.Context, h *header, s scheme, k kdfCandidate, pass []byte, ent *entropy) ([2][]byte, error) {
+	var raws [2][]byte
+	salts := make([][]byte, len(raws))
+	for i := range raws {
+		raws[i] = make([]byte, headerSize)
+		if err := ent.fill(raws[i][:saltSize]); err != nil {
+			return raws, err
+		}
+		salts[i] = raws[i][:saltSize]
+	}
+	keys, err := kdf.DeriveMany(ctx, k.params(), pass, salts, headerKeySize)
+	if err != nil {
+		return raws, err
+	}
+	defer func() {
+		for _, key := range keys {
+			clear(key)
+		}
+	}()
+	for i, key := range keys {
+		plain := h.marshal()
+		err := s.encryptHeader(plain, key)
+		copy(raws[i][saltSize:], plain)
+		clear(plain)
+		if err != nil {
+			return [2][]byte{}, err
+		}
+	}
+	return raws, nil
+}
+
 // journalKey derives the key that encrypts journal records from the new
 // master key: SHA-512 over a label, a counter and the key, as many blocks
 // as the chain's XTS keys need.
@@ -497,29 +535,33 @@ func (r *Reencryption) CommitHot(ctx context.Context, off, n int64, prot []byte)
 		return nil
 	}
 	if r.plan.Backward {
-		r.plan.Done = off + n
+		r.plan.Done, r.hotEnd = off+n, off
 	} else {
-		r.plan.Done = off
+		r.plan.Done, r.hotEnd = off, off+n
 	}
+	r.hot = true
 	return r.writeJournal(true, off, n, prot)
 }
 
 // CommitDone implements volume.Reencryption.
 func (r *Reencryption) CommitDone(ctx context.Context, done int64) error {
-	r.plan.Done = done
+	r.plan.Done, r.hot = done, false
 	r.plan.Hot = nil
 	return r.writeJournal(false, 0, 0, nil)
 }
 
 // Finish implements volume.Reencryption: the new header replaces the
 // transition header in both copies, primary first, and the header areas'
-// re-encryption state is wiped.
+// re-encryption state is wiped. The last journal record may still be
+// the last chunk's hot one (the engine wrote and synced that chunk and
+// commits it no further): until the new header lands, a resume finds the
+// chunk all new.
 func (r *Reencryption) Finish(ctx context.Context) error {
-	done := r.plan.Done == r.plan.Size
+	end := r.plan.Size
 	if r.plan.Backward {
-		done = r.plan.Done == 0
+		end = 0
 	}
-	if !done {
+	if r.plan.Done != end && !(r.hot && r.hotEnd == end) {
 		return fmt.Errorf("internal error: finishing a re-encryption at %d of %d bytes", r.plan.Done, r.plan.Size)
 	}
 	h := *r.trans
@@ -529,12 +571,9 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 	if h.Magic == "TRUE" {
 		h.MinVersion = trueCryptMinVer
 	}
-	var sealed [2][]byte
-	var err error
-	for i := range sealed {
-		if sealed[i], err = sealHeader(ctx, &h, r.newScheme, r.kdf, r.pass, r.ent); err != nil {
-			return err
-		}
+	sealed, err := sealHeaderCopies(ctx, &h, r.newScheme, r.kdf, r.pass, r.ent)
+	if err != nil {
+		return err
 	}
 	if r.shift {
 		// What was the start of the image becomes the primary header
