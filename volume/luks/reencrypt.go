@@ -837,6 +837,9 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 	if err := r.hdr.Sync(); err != nil {
 		return err
 	}
+	// Done: the plan says so, whether or not the last chunk was
+	// committed before Finish.
+	r.plan.Done, r.plan.Hot, r.hotEnd = r.plan.Size, nil, 0
 	if r.backTo1 {
 		if err := Convert(ctx, r.hdr, "luks1", ConvertOptions{Rand: r.rnd, convertBack: true}); err != nil {
 			return fmt.Errorf("the re-encryption is complete, but converting the volume back to LUKS1 failed (it stays LUKS2): %w", err)

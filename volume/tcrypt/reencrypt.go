@@ -607,7 +607,13 @@ func (r *Reencryption) Finish(ctx context.Context) error {
 			return err
 		}
 	}
-	return r.dev.Sync()
+	if err := r.dev.Sync(); err != nil {
+		return err
+	}
+	// Done: the plan says so, whether or not the last chunk was
+	// committed before Finish.
+	r.plan.Done, r.plan.Hot, r.hot = end, nil, false
+	return nil
 }
 
 // ResumeReencrypt picks up the re-encryption in progress on dev: the
