@@ -3,7 +3,6 @@
 package mount
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,32 +15,20 @@ import (
 
 	"github.com/cryptvol/cryptvol/filesystem"
 	"github.com/cryptvol/cryptvol/serve/webdav"
+	"github.com/cryptvol/cryptvol/volume"
 )
 
 // TestServeProtocolWebDAV serves a FAT volume over WebDAV: the JSON ready
 // line says where and with which credentials, the table lists the server
 // while it runs, a PUT is read back, and cancelling stops it cleanly.
 func TestServeProtocolWebDAV(t *testing.T) {
-	v, p := newVolume(t, kinds[0], 8<<20)
-	fsys, err := filesystem.Open(v, v.Size(), filesystem.Options{Writable: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab := Table{Dir: filepath.Join(t.TempDir(), "run")}
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	served := make(chan error, 1)
-	go func() {
-		served <- ServeProtocol(ctx, v, fsys, ProtocolOptions{Config: webdav.Config{Listen: "127.0.0.1:0"}, JSON: true,
-			Out: pw, Log: io.Discard, Volume: p, Table: tab})
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the ready line: %v (serve: %v)", err, <-served)
-	}
-	go io.Copy(io.Discard, pr)
+	s := serveFront(t, func(ctx context.Context, v *volume.Volume, fsys filesystem.FS, p string, out io.Writer, tab Table) error {
+		return ServeProtocol(ctx, v, fsys, ProtocolOptions{Config: webdav.Config{Listen: "127.0.0.1:0"}, JSON: true,
+			Out: out, Log: io.Discard, Volume: p, Table: tab})
+	})
+	p, tab := s.path, s.tab
+	line := s.readLine("the ready line")
+	s.drain()
 	var ready struct {
 		URL, User, Password string
 		PID                 int
@@ -73,13 +60,7 @@ func TestServeProtocolWebDAV(t *testing.T) {
 	if string(b) != "hello" {
 		t.Errorf("GET: %s %q", resp.Status, b)
 	}
-	cancel()
-	if err := <-served; err != nil {
-		t.Fatalf("ServeProtocol: %v", err)
-	}
-	if es, _ := tab.Entries(); len(es) != 0 {
-		t.Errorf("table after the serve: %+v", es)
-	}
+	s.stop("ServeProtocol")
 }
 
 // TestServeProtocolBadAddress: a server that cannot listen is the
@@ -116,26 +97,13 @@ func TestDavURL(t *testing.T) {
 // TestServeProtocolNFS: the NFS server's JSON ready line gives the URL,
 // export and port; the table lists it as nfs until it is cancelled.
 func TestServeProtocolNFS(t *testing.T) {
-	v, p := newVolume(t, kinds[0], 8<<20)
-	fsys, err := filesystem.Open(v, v.Size(), filesystem.Options{Writable: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab := Table{Dir: filepath.Join(t.TempDir(), "run")}
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	served := make(chan error, 1)
-	go func() {
-		served <- ServeProtocol(ctx, v, fsys, ProtocolOptions{NFS: true, Config: webdav.Config{Listen: "127.0.0.1:0"}, JSON: true,
-			Out: pw, Log: io.Discard, Volume: p, Table: tab})
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the ready line: %v (serve: %v)", err, <-served)
-	}
-	go io.Copy(io.Discard, pr)
+	s := serveFront(t, func(ctx context.Context, v *volume.Volume, fsys filesystem.FS, p string, out io.Writer, tab Table) error {
+		return ServeProtocol(ctx, v, fsys, ProtocolOptions{NFS: true, Config: webdav.Config{Listen: "127.0.0.1:0"}, JSON: true,
+			Out: out, Log: io.Discard, Volume: p, Table: tab})
+	})
+	tab := s.tab
+	line := s.readLine("the ready line")
+	s.drain()
 	var ready struct {
 		URL, Export string
 		Port, PID   int
@@ -146,11 +114,5 @@ func TestServeProtocolNFS(t *testing.T) {
 	if es, _ := tab.Entries(); len(es) != 1 || es[0].Mode != ModeNFS || es[0].MountPoint != ready.URL {
 		t.Errorf("table while serving: %+v", es)
 	}
-	cancel()
-	if err := <-served; err != nil {
-		t.Fatalf("ServeProtocol: %v", err)
-	}
-	if es, _ := tab.Entries(); len(es) != 0 {
-		t.Errorf("table after the serve: %+v", es)
-	}
+	s.stop("ServeProtocol")
 }

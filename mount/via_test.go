@@ -3,48 +3,31 @@
 package mount
 
 import (
-	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cryptvol/cryptvol/filesystem"
+	"github.com/cryptvol/cryptvol/volume"
 )
 
 // TestServeViaWebDAV: the WebDAV front end of `mount --via webdav` says
 // where it serves and how to connect, is in the table while it runs, and
 // stops cleanly when cancelled.
 func TestServeViaWebDAV(t *testing.T) {
-	v, p := newVolume(t, kinds[0], 8<<20)
-	fsys, err := filesystem.Open(v, v.Size(), filesystem.Options{Writable: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab := Table{Dir: filepath.Join(t.TempDir(), "run")}
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	served := make(chan error, 1)
-	go func() {
-		served <- ServeVia(ctx, v, fsys, ViaOptions{Front: FrontWebDAV, Why: "asked for", Volume: p, Dir: "Z:", Out: pw, Table: tab})
-		pw.Close()
-	}()
-	r := bufio.NewReader(pr)
+	s := serveFront(t, func(ctx context.Context, v *volume.Volume, fsys filesystem.FS, p string, out io.Writer, tab Table) error {
+		return ServeVia(ctx, v, fsys, ViaOptions{Front: FrontWebDAV, Why: "asked for", Volume: p, Dir: "Z:", Out: out, Table: tab})
+	})
+	p, tab := s.path, s.tab
 	var lines []string
-	for {
-		l, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("after %q: %v (serve: %v)", lines, err, <-served)
-		}
-		lines = append(lines, l)
-		if strings.HasPrefix(l, "Press Ctrl-C") {
-			break
-		}
+	for len(lines) == 0 || !strings.HasPrefix(lines[len(lines)-1], "Press Ctrl-C") {
+		lines = append(lines, s.readLine(fmt.Sprintf("after %q", lines)))
 	}
-	go io.Copy(io.Discard, pr)
+	s.drain()
 	if !strings.HasPrefix(lines[0], "Serving "+p+" over WebDAV at http://127.0.0.1:") || !strings.HasSuffix(lines[0], " (asked for). Connect with:\n") {
 		t.Errorf("first line %q", lines[0])
 	}
@@ -55,13 +38,7 @@ func TestServeViaWebDAV(t *testing.T) {
 	if len(es) != 1 || es[0].Mode != ModeWebDAV || !strings.HasPrefix(es[0].MountPoint, "http://127.0.0.1:") || es[0].Volume != p {
 		t.Errorf("table while serving: %+v", es)
 	}
-	cancel()
-	if err := <-served; err != nil {
-		t.Fatalf("ServeVia: %v", err)
-	}
-	if es, _ := tab.Entries(); len(es) != 0 {
-		t.Errorf("table after the serve: %+v", es)
-	}
+	s.stop("ServeVia")
 }
 
 // TestServeViaFUSE: the go-fuse mount is not ServeVia's (KindUsage).
