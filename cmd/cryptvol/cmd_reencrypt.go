@@ -178,18 +178,20 @@ func runReencrypt(ctx context.Context, a *app, args []string) error {
 		return withCode(exitDamaged, fmt.Errorf("%w: re-encrypting system encryption is left to VeraCrypt's own tools", volume.ErrUnsupported))
 	}
 
-	r, resumed, err := withTries2(a, cf, func() (volume.Reencryption, bool, error) {
+	var resumed bool
+	r, err := withTries(a, cf, func() (r volume.Reencryption, err error) {
 		creds, o, err := cf.resolve(a, fl, false)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		defer creds.Wipe()
-		return reencrypt.StartOrResume(ctx, dev, hdr, creds, reencrypt.Options{
+		r, resumed, err = reencrypt.StartOrResume(ctx, dev, hdr, creds, reencrypt.Options{
 			Open: o, Encryption: rf.encryption, ProtectHidden: o.ProtectHidden,
 			Cipher: rf.cipher, KeySize: rf.keySize, SectorSize: rf.sectorSize,
 			Resilience: volume.Resilience(rf.resilience),
 			Warn:       func(m string) { a.warnf("%s", m) },
 		}, rf.resume)
+		return r, err
 	})
 	if err != nil {
 		return reencryptError(err, path)
@@ -215,18 +217,6 @@ func runReencrypt(ctx context.Context, a *app, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "Re-encrypted %s of %s (%s) under a new master key; the old key no longer decrypts it.\n", mib(p.Size), path, format)
 	return nil
-}
-
-// withTries2 is withTries for an open that also says something (here:
-// whether it resumed).
-func withTries2[T any](a *app, cf *credFlags, open func() (T, bool, error)) (T, bool, error) {
-	var flag bool
-	v, err := withTries(a, cf, func() (T, error) {
-		v, f, err := open()
-		flag = f
-		return v, err
-	})
-	return v, flag, err
 }
 
 func mib(n int64) string {
