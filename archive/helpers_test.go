@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -55,6 +57,20 @@ func content(seed uint64, n int) []byte {
 }
 
 var testTime = time.Date(2024, 2, 29, 12, 34, 56, 789, time.UTC)
+
+// onHost is what the host's filesystem keeps of a mode and a time set on
+// a local file: Windows keeps no Unix permissions (a writable file is
+// 0666, a directory 0777) and NTFS keeps times to 100 ns.
+func onHost(mode fs.FileMode, t time.Time) (fs.FileMode, time.Time) {
+	if runtime.GOOS != "windows" {
+		return mode, t
+	}
+	perm := fs.FileMode(0o666)
+	if mode.IsDir() {
+		perm = 0o777
+	}
+	return mode&^fs.ModePerm | perm, t.Truncate(100 * time.Nanosecond)
+}
 
 func fileInfo() Info { return Info{ModTime: testTime, Mode: 0o640} }
 

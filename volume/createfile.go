@@ -3,6 +3,7 @@ package volume
 import (
 	"errors"
 	"os"
+	"sync"
 
 	"github.com/cryptvol/cryptvol/internal/atomicfile"
 )
@@ -18,13 +19,17 @@ import (
 // (an error wrapping ErrLocked): a mount or a put would go on writing to
 // the old file, unseen.
 func CreateFile(path string, size int64, leftover func(atomicfile.Leftover), build func(dev *FileDevice) error) error {
+	release := func() {}
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 		old, err := OpenDevice(path, false)
 		if errors.Is(err, ErrLocked) {
 			return err
 		}
 		if err == nil {
-			defer old.Close()
+			// Held while the new file is built, so that nobody opens
+			// the old one meanwhile.
+			release = sync.OnceFunc(func() { old.Close() })
+			defer release()
 		}
 	}
 	nf, err := CreateNewFile(path, size, leftover)
@@ -39,6 +44,8 @@ func CreateFile(path string, size int64, leftover func(atomicfile.Leftover), bui
 	if err != nil {
 		return err
 	}
+	// Windows does not rename over a file that is open.
+	release()
 	return nf.tmp.Commit()
 }
 
