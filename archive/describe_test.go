@@ -115,12 +115,7 @@ func TestRepairTexts(t *testing.T) {
 			mustCommit(t, a)
 		}
 	}
-	pos := a.idx.findString(name(13))
-	off, size := a.idx.ents[pos].offset, a.idx.ents[pos].size
-	a.Close()
-	raw, _ := os.ReadFile(path)
-	raw[off+size/2] ^= 0x40
-	os.WriteFile(path, raw, 0o600)
+	damageMember(t, a, path, name(13))
 
 	p, err := Check(t.Context(), path, testKey)
 	if err != nil {

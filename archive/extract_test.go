@@ -157,12 +157,7 @@ func TestExtractRefusesPathsOutsideTheRoot(t *testing.T) {
 // nothing of itself; the others come out.
 func TestExtractAllSkipsDamagedMembers(t *testing.T) {
 	a, path := treeArchive(t)
-	pos := a.idx.findString("dz")
-	off, size := a.idx.ents[pos].offset, a.idx.ents[pos].size
-	a.Close()
-	raw, _ := os.ReadFile(path)
-	raw[off+size/2] ^= 0x40
-	os.WriteFile(path, raw, 0o600)
+	damageMember(t, a, path, "dz")
 	a = reopen(t, nil, path, true)
 	defer a.Close()
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -86,6 +87,25 @@ func mustCommit(t testing.TB, a *Archive) {
 	if err := a.Commit(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// damageMember closes a and flips a bit in the middle of member name's
+// stored bytes in the file at path, so that it no longer authenticates;
+// it returns the member's stored size.
+func damageMember(t testing.TB, a *Archive, path, name string) int64 {
+	t.Helper()
+	pos := a.idx.findString(name)
+	off, size := a.idx.ents[pos].offset, a.idx.ents[pos].size
+	a.Close()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[off+size/2] ^= 0x40
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return int64(size)
 }
 
 // checkContents asserts the archive holds exactly want (name -> contents).
