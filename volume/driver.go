@@ -130,7 +130,7 @@ func candidates(typ string, head []byte, hdr Device) ([]Driver, error) {
 			}
 		}
 		if len(out) == 0 {
-			return nil, fmt.Errorf("unknown volume type %q (want auto, veracrypt, truecrypt, luks, luks1, luks2, bitlk or fvault2)", typ)
+			return nil, InvalidOptionf("unknown volume type %q (want auto, veracrypt, truecrypt, luks, luks1, luks2, bitlk or fvault2)", typ)
 		}
 		return out, nil
 	}

@@ -217,12 +217,11 @@ func warnVeraCryptCompat(a *app, typ, hash string, hidden bool) {
 	}
 }
 
-// createError gives creation errors their exit codes. Options the
-// libraries refuse are typed (volume.ErrInvalidOption, which exitCodeFor
-// maps to a usage error); the words still matched here are those of
-// refusals that are not typed yet and reach create, convert, passwd and
-// encrypt: an unknown hash or volume type when the volume is opened
-// (tcrypt's unlock, volume.Open) and tcrypt.StartEncrypt's image size.
+// createError gives the errors of create, convert, passwd and encrypt
+// their exit codes. Options the libraries refuse are typed
+// (volume.ErrInvalidOption, which exitCodeFor maps to a usage error),
+// including an unknown hash or volume type when the volume is opened;
+// what is left here are the refusals of sizes that tcrypt names.
 func createError(err error) error {
 	switch {
 	case errors.Is(err, tcrypt.ErrTooSmall):
@@ -232,10 +231,7 @@ func createError(err error) error {
 	case errors.Is(err, context.Canceled), errors.Is(err, volume.ErrWrongPassword):
 		return err
 	}
-	if strings.Contains(err.Error(), "unknown") || strings.Contains(err.Error(), "multiple of") {
-		return usageError(err)
-	}
-	return err
+	return err // a refused option (volume.ErrInvalidOption) is exit 1 by exitCodeFor
 }
 
 // createFile makes the container file path with build (see

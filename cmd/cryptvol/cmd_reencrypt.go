@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -238,10 +237,5 @@ func reencryptError(err error, path string) error {
 		errors.Is(err, volume.ErrWrongPassword), errors.Is(err, volume.ErrDamaged), errors.Is(err, volume.ErrUnsupported):
 		return err
 	}
-	msg := err.Error()
-	if strings.Contains(msg, "unknown") || strings.Contains(msg, "not available") || strings.Contains(msg, "key size") ||
-		strings.Contains(msg, "sector size") || strings.Contains(msg, "sectors only") || strings.Contains(msg, "cannot use") {
-		return usageError(err)
-	}
-	return err
+	return err // a refused option (volume.ErrInvalidOption) is exit 1 by exitCodeFor
 }

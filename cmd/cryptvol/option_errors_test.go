@@ -31,10 +31,18 @@ func TestRefusedOptionsExitCodes(t *testing.T) {
 	for _, args := range [][]string{
 		{"create", l2, "--type", "luks2", "--size", "20M", "--password-file", pw, "--non-interactive", "--quick", "--filesystem", "none", "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000"},
 		{"create", l1, "--type", "luks1", "--size", "20M", "--password-file", pw, "--non-interactive", "--quick", "--filesystem", "none", "--pbkdf-force-iterations", "1000"},
+		{"create", at("tc.hc"), "--size", "1M", "--password-file", pw, "--non-interactive", "--quick", "--filesystem", "none", "--pim", "1"},
 	} {
 		if code, _, errOut := runCLI(args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
+	}
+	tcv, img, odd := at("tc.hc"), file("img.bin", strings.Repeat("\x00", 2<<20)), file("odd.bin", strings.Repeat("\x00", 1000001))
+	re := func(extra ...string) []string {
+		return append(append([]string{"reencrypt"}, extra...), "--password-file", pw)
+	}
+	open := func(cmd string, extra ...string) []string {
+		return append(append([]string{cmd, tcv}, extra...), "--password-file", pw, "--pim", "1")
 	}
 	tc := func(extra ...string) []string {
 		return append([]string{"create", at("new.hc"), "--size", "1M", "--password-file", pw, "--non-interactive", "--quick", "--filesystem", "none"}, extra...)
@@ -81,10 +89,27 @@ func TestRefusedOptionsExitCodes(t *testing.T) {
 		{"keyslot/argon2-time", add(l2, "--pbkdf", "argon2id", "--pbkdf-force-iterations", "1", "--pbkdf-memory", "32"), 1, `argon2 time cost 1 below cryptsetup's minimum 4`},
 		{"keyslot/luks1-argon2", add(l1, "--pbkdf", "argon2id"), 1, `LUKS1 keyslots use PBKDF2 only, not argon2id`},
 		{"keyslot/change-pbkdf", []string{"keyslot", "change", l2, "--password-file", pw, "--new-password-file", pw2, "--pbkdf", "foo"}, 1, `unknown --pbkdf "foo" (want pbkdf2, argon2i or argon2id)`},
-		// Not usage errors today (no usage hint); kept as they are.
-		{"keyslot/pbkdf-memory", add(l2, "--pbkdf", "argon2id", "--pbkdf-memory", "1", "--pbkdf-force-iterations", "4"), 4, `--pbkdf-memory 1 KiB outside cryptsetup's 32..4194304`},
-		{"keyslot/pbkdf-parallel", add(l2, "--pbkdf", "argon2id", "--pbkdf-parallel", "9", "--pbkdf-force-iterations", "4"), 4, `--pbkdf-parallel 9: cryptsetup allows at most 4`},
-		{"keyslot/hash", add(l2, "--hash", "foo", "--pbkdf-force-iterations", "1000"), 4, `unsupported hash "foo"`},
+		{"keyslot/pbkdf-memory", add(l2, "--pbkdf", "argon2id", "--pbkdf-memory", "1", "--pbkdf-force-iterations", "4"), 1, `--pbkdf-memory 1 KiB outside cryptsetup's 32..4194304`},
+		{"keyslot/pbkdf-parallel", add(l2, "--pbkdf", "argon2id", "--pbkdf-parallel", "9", "--pbkdf-force-iterations", "4"), 1, `--pbkdf-parallel 9: cryptsetup allows at most 4`},
+		{"keyslot/hash", add(l2, "--hash", "foo", "--pbkdf-force-iterations", "1000"), 1, `unsupported hash "foo"`},
+		// Refusals of reencrypt and of the open options: typed where they
+		// are refused, not matched by words (--cipher foo-bar was exit
+		// 4, --type foo exit 2 or 4, --hash Foo exit 4 for info).
+		{"reencrypt/resilience", re(l2, "--resilience", "foo"), 1, `--resilience "foo": want checksum or journal`},
+		{"reencrypt/luks1-sector-size", re(l1, "--sector-size", "4096"), 1, `LUKS1 volumes have 512-byte sectors only (convert to LUKS2 first for larger ones)`},
+		{"reencrypt/key-size", re(l2, "--key-size", "7"), 1, `key size 7 bits is not a whole number of bytes`},
+		{"reencrypt/sector-size", re(l2, "--sector-size", "3000"), 1, `sector size 3000: want 512, 1024, 2048 or 4096`},
+		{"reencrypt/cipher", re(l2, "--cipher", "foo-bar"), 1, `cipher "foo-bar": unsupported chaining mode "bar" (want xts, cbc, lrw, ecb or adiantum)`},
+		{"reencrypt/encryption", re(tcv, "--pim", "1", "--encryption", "Foo"), 1, `unknown or legacy encryption "Foo" (want one of AES, Serpent, Twofish, Camellia, Kuznyechik, AES-Twofish, AES-Twofish-Serpent, Serpent-AES, Serpent-Twofish-AES, Twofish-Serpent, Camellia-Kuznyechik, Camellia-Serpent, Kuznyechik-AES, Kuznyechik-Serpent-Camellia, Kuznyechik-Twofish)`},
+		{"reencrypt/hash", re(tcv, "--hash", "Foo"), 1, `unknown hash "Foo" (want SHA-512, Whirlpool, SHA-256, BLAKE2s-256, Streebog, RIPEMD-160, SHA-1 or argon2id)`},
+		{"reencrypt/type", re(tcv, "--type", "foo"), 1, `--type "foo": re-encryption is for veracrypt, truecrypt, luks, luks1 and luks2 volumes (or auto)`},
+		{"reencrypt/encrypt-type", re("--encrypt", img, "--type", "foo"), 1, `--encrypt --type "foo": want veracrypt, truecrypt or luks2`},
+		{"reencrypt/encrypt-size", re("--encrypt", odd, "--force"), 1, `the image size must be a multiple of 512 bytes (got 1000001)`},
+		{"reencrypt/encrypt-encryption", re("--encrypt", img, "--encryption", "Foo", "--force"), 1, `unknown encryption algorithm "Foo"`},
+		{"reencrypt/encrypt-truecrypt-prf", re("--encrypt", img, "--type", "truecrypt", "--hash", "BLAKE2s-256", "--force"), 1, `BLAKE2s-256 is not available for TrueCrypt volumes`},
+		{"info/type", open("info", "--type", "foo"), 1, `unknown volume type "foo" (want auto, veracrypt, truecrypt, luks, luks1, luks2, bitlk or fvault2)`},
+		{"info/hash", open("info", "--hash", "Foo"), 1, `unknown hash "Foo" (want SHA-512, Whirlpool, SHA-256, BLAKE2s-256, Streebog, RIPEMD-160, SHA-1 or argon2id)`},
+		{"ls/encryption", open("ls", "--encryption", "Foo"), 1, `unknown encryption algorithm "Foo"`},
 		{"archive/lanes", arc("--argon2-lanes", "0"), 1, `archive: argon2 lanes 0: want 1 to 64`},
 		{"archive/passes", arc("--argon2-passes", "0"), 1, `archive: argon2 passes 0: want 1 to 64`},
 		{"archive/memory", arc("--argon2-memory", "1K"), 1, `archive: argon2 memory 1 KiB: want 32 KiB (8 per lane) to 4 GiB`},

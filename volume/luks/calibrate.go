@@ -3,7 +3,6 @@ package luks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"strings"
 	"time"
@@ -50,11 +49,10 @@ type KDFOptions struct {
 }
 
 // resolved returns the options with defaults filled in for a LUKS version.
-// The refusals of the KDF choice and of forced costs are option errors
-// (volume.ErrInvalidOption). The other refusals (hash, memory, threads)
-// are not marked here, so that keyslot add and change keep the exit
-// code they have always given them; Create marks every error of its
-// plan, these included.
+// Every refusal is an option error (volume.ErrInvalidOption): the KDF
+// choice, its hash, memory, threads and forced costs all come from the
+// command line, so create, keyslot add and keyslot change give them the
+// same exit code.
 func (o KDFOptions) resolved(version int) (KDFOptions, error) {
 	o.PBKDF = strings.ToLower(o.PBKDF)
 	if o.PBKDF == "" {
@@ -76,26 +74,26 @@ func (o KDFOptions) resolved(version int) (KDFOptions, error) {
 		o.Hash = DefaultHash
 	}
 	if _, err := lookupHash(o.Hash); err != nil {
-		return o, err
+		return o, volume.InvalidOption(err)
 	}
 	if o.IterTime == 0 {
 		o.IterTime = DefaultIterTime
 	}
 	if o.IterTime < 0 || o.Iterations < 0 || o.MemoryKiB < 0 || o.Parallel < 0 {
-		return o, errors.New("negative KDF parameter")
+		return o, volume.InvalidOption(errors.New("negative KDF parameter"))
 	}
 	if o.Parallel == 0 {
 		o.Parallel = min(DefaultArgon2Threads, runtime.NumCPU())
 	}
 	if o.Parallel > maxArgon2Threads {
-		return o, fmt.Errorf("--pbkdf-parallel %d: cryptsetup allows at most %d", o.Parallel, maxArgon2Threads)
+		return o, volume.InvalidOptionf("--pbkdf-parallel %d: cryptsetup allows at most %d", o.Parallel, maxArgon2Threads)
 	}
 	if o.MemoryKiB == 0 {
 		o.MemoryKiB = DefaultArgon2Memory
 	}
 	if o.PBKDF != "pbkdf2" {
 		if o.MemoryKiB < minArgon2Memory || o.MemoryKiB > maxArgon2Memory {
-			return o, fmt.Errorf("--pbkdf-memory %d KiB outside cryptsetup's %d..%d", o.MemoryKiB, minArgon2Memory, maxArgon2Memory)
+			return o, volume.InvalidOptionf("--pbkdf-memory %d KiB outside cryptsetup's %d..%d", o.MemoryKiB, minArgon2Memory, maxArgon2Memory)
 		}
 		if o.Iterations != 0 && o.Iterations < minArgon2Time {
 			return o, volume.InvalidOptionf("argon2 time cost %d below cryptsetup's minimum %d", o.Iterations, minArgon2Time)

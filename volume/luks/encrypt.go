@@ -59,7 +59,7 @@ func StartEncrypt(ctx context.Context, dev volume.Device, creds volume.Credentia
 		o.Resilience = volume.ResilienceChecksum
 	}
 	if o.Resilience != volume.ResilienceChecksum && o.Resilience != volume.ResilienceJournal {
-		return nil, fmt.Errorf("unknown resilience %q (want checksum or journal)", o.Resilience)
+		return nil, volume.InvalidOptionf("unknown resilience %q (want checksum or journal)", o.Resilience)
 	}
 	if o.Header.Size() != 0 {
 		return nil, fmt.Errorf("the detached header file must be new and empty (it has %d bytes)", o.Header.Size())

@@ -137,7 +137,7 @@ func StartReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.Cr
 		o.Resilience = volume.ResilienceChecksum
 	}
 	if o.Resilience != volume.ResilienceChecksum && o.Resilience != volume.ResilienceJournal {
-		return nil, fmt.Errorf("unknown resilience %q (want checksum or journal)", o.Resilience)
+		return nil, volume.InvalidOptionf("unknown resilience %q (want checksum or journal)", o.Resilience)
 	}
 	rnd := orRand(o.Rand)
 	l, err := load(hdr, "luks")
@@ -147,7 +147,7 @@ func StartReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.Cr
 	backTo1 := false
 	if l.v1 != nil {
 		if o.SectorSize != 0 && o.SectorSize != 512 {
-			return nil, errors.New("LUKS1 volumes have 512-byte sectors only (convert to LUKS2 first for larger ones)")
+			return nil, volume.InvalidOption(errors.New("LUKS1 volumes have 512-byte sectors only (convert to LUKS2 first for larger ones)"))
 		}
 		// The passphrase is checked before the header is converted, so a
 		// wrong one leaves the volume as it was.
@@ -189,14 +189,14 @@ func StartReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.Cr
 	newSpec := seg.Spec
 	if o.Cipher != "" {
 		if newSpec, err = ParseCipherSpec(o.Cipher); err != nil {
-			return fail(err)
+			return fail(volume.InvalidOption(err))
 		}
 	}
 	kb := len(oldKey)
 	switch {
 	case o.KeySize != 0:
 		if o.KeySize%8 != 0 || o.KeySize <= 0 {
-			return fail(fmt.Errorf("key size %d bits is not a whole number of bytes", o.KeySize))
+			return fail(volume.InvalidOptionf("key size %d bits is not a whole number of bytes", o.KeySize))
 		}
 		kb = o.KeySize / 8
 	case o.Cipher != "" && newSpec.Chain != seg.Spec.Chain:
@@ -206,17 +206,17 @@ func StartReencrypt(ctx context.Context, dev, hdr volume.Device, creds volume.Cr
 		}
 	}
 	if err := newSpec.Check(kb); err != nil {
-		return fail(err)
+		return fail(volume.InvalidOption(err))
 	}
 	newSS := seg.SectorSize
 	if o.SectorSize != 0 {
 		newSS = o.SectorSize
 	}
 	if newSS != 512 && newSS != 1024 && newSS != 2048 && newSS != 4096 {
-		return fail(fmt.Errorf("sector size %d: want 512, 1024, 2048 or 4096", newSS))
+		return fail(volume.InvalidOptionf("sector size %d: want 512, 1024, 2048 or 4096", newSS))
 	}
 	if backTo1 && newSS != 512 {
-		return fail(errors.New("LUKS1 volumes have 512-byte sectors only"))
+		return fail(volume.InvalidOption(errors.New("LUKS1 volumes have 512-byte sectors only")))
 	}
 	align := int64(max(seg.SectorSize, newSS))
 	js := h.meta.doc.Segments[seg.ID]

@@ -103,7 +103,7 @@ func StartEncrypt(ctx context.Context, dev volume.Device, creds volume.Credentia
 		}
 		return r, nil
 	}
-	return nil, fmt.Errorf("unknown volume type %q (want veracrypt, truecrypt or luks2)", o.Type)
+	return nil, volume.InvalidOptionf("unknown volume type %q (want veracrypt, truecrypt or luks2)", o.Type)
 }
 
 // makeRoom checks that the filesystem in the image ends within its first

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/cryptvol/cryptvol/volume"
 	"github.com/cryptvol/cryptvol/volume/luks"
@@ -52,17 +53,21 @@ func Start(ctx context.Context, dev, hdr volume.Device, creds volume.Credentials
 	if hdr == nil {
 		hdr = dev
 	}
-	if isLUKS(hdr, o.Open.Type) {
+	toLUKS, err := isLUKS(hdr, o.Open.Type)
+	if err != nil {
+		return nil, err
+	}
+	if toLUKS {
 		return luks.StartReencrypt(ctx, dev, hdr, creds, luks.ReencryptOptions{
 			Cipher: o.Cipher, KeySize: o.KeySize, SectorSize: o.SectorSize,
 			Resilience: o.Resilience, Rand: o.Random, Warn: o.Warn,
 		})
 	}
 	if hdr != dev {
-		return nil, errors.New("a detached header is a LUKS feature")
+		return nil, volume.InvalidOption(errors.New("a detached header is a LUKS feature"))
 	}
 	if o.Cipher != "" || o.KeySize != 0 || o.SectorSize != 0 {
-		return nil, errors.New("--cipher, --key-size and --sector-size are for LUKS volumes (TrueCrypt/VeraCrypt: --encryption)")
+		return nil, volume.InvalidOption(errors.New("--cipher, --key-size and --sector-size are for LUKS volumes (TrueCrypt/VeraCrypt: --encryption)"))
 	}
 	r, err := tcrypt.StartReencrypt(ctx, dev, creds, tcrypt.ReencryptOptions{
 		Open: o.Open, Encryption: o.Encryption, ProtectHidden: o.ProtectHidden, Random: o.Random,
@@ -80,7 +85,11 @@ func Resume(ctx context.Context, dev, hdr volume.Device, creds volume.Credential
 	if hdr == nil {
 		hdr = dev
 	}
-	if isLUKS(hdr, o.Type) {
+	toLUKS, err := isLUKS(hdr, o.Type)
+	if err != nil {
+		return nil, err
+	}
+	if toLUKS {
 		r, err := luks.ResumeReencrypt(ctx, dev, hdr, creds)
 		if errors.Is(err, luks.ErrNotReencrypting) {
 			return nil, fmt.Errorf("%w", ErrNotReencrypting)
@@ -100,14 +109,19 @@ func Resume(ctx context.Context, dev, hdr volume.Device, creds volume.Credential
 	return r, nil
 }
 
-func isLUKS(hdr volume.Device, typ string) bool {
-	switch typ {
+// isLUKS tells which driver re-encrypts the volume: the one --type names,
+// or, for auto, LUKS when hdr holds a LUKS header. A type no driver here
+// re-encrypts is a refused option.
+func isLUKS(hdr volume.Device, typ string) (bool, error) {
+	switch strings.ToLower(typ) {
 	case "luks", "luks1", "luks2":
-		return true
+		return true, nil
 	case "veracrypt", "truecrypt", "tcrypt":
-		return false
+		return false, nil
+	case "", "auto":
+		return luks.Present(hdr), nil
 	}
-	return luks.Present(hdr)
+	return false, volume.InvalidOptionf("--type %q: re-encryption is for veracrypt, truecrypt, luks, luks1 and luks2 volumes (or auto)", typ)
 }
 
 // StartOrResume begins the re-encryption o describes or, when the volume

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cryptvol/cryptvol/ciphers"
 	"github.com/cryptvol/cryptvol/sector"
+	"github.com/cryptvol/cryptvol/volume"
 )
 
 // A scheme is a cipher chain in one mode of operation, as a header or a
@@ -49,7 +50,7 @@ func schemes(encryption string, legacy bool) ([]scheme, error) {
 	if encryption != "" {
 		c, err := ciphers.LookupChain(encryption)
 		if err != nil {
-			return nil, err
+			return nil, volume.InvalidOption(err) // --encryption names no chain
 		}
 		want = c.Name
 	}

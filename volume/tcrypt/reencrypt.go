@@ -286,7 +286,7 @@ const EncryptRoom = 2 * headerGroupSize
 func StartEncrypt(ctx context.Context, dev volume.Device, creds volume.Credentials, o CreateOptions) (*Reencryption, error) {
 	size := dev.Size()
 	if size%dataUnitSize != 0 {
-		return nil, fmt.Errorf("the image size must be a multiple of %d bytes (got %d)", dataUnitSize, size)
+		return nil, volume.InvalidOptionf("the image size must be a multiple of %d bytes (got %d)", dataUnitSize, size)
 	}
 	span := size - EncryptRoom
 	if span < minDataSize {

@@ -88,7 +88,7 @@ func unlockHeader(ctx context.Context, dev volume.Device, creds volume.Credentia
 	prf := ""
 	if o.Hash != "" {
 		if prf = canonicalPRF(o.Hash); prf == "" {
-			return nil, fmt.Errorf("unknown hash %q (want SHA-512, Whirlpool, SHA-256, BLAKE2s-256, Streebog, RIPEMD-160, SHA-1 or argon2id)", o.Hash)
+			return nil, volume.InvalidOptionf("unknown hash %q (want SHA-512, Whirlpool, SHA-256, BLAKE2s-256, Streebog, RIPEMD-160, SHA-1 or argon2id)", o.Hash)
 		}
 	}
 	wantVera, wantTrue := true, true
