@@ -399,3 +399,34 @@ func TestMeasureSlowOpKeepsSamples(t *testing.T) {
 		t.Errorf("%d samples, %d calls of an op 20x the measuring time; want 1 sample after the warm-up", per.N, calls)
 	}
 }
+
+// TestMeasureAllInterleaves: after each op's warm-up and sizing, the
+// samples go round the ops, one each per round, so that every op's range
+// spans the whole run; progress counts every sample up to the total.
+func TestMeasureAllInterleaves(t *testing.T) {
+	var order []string
+	var last, total int
+	op := func() error { time.Sleep(20 * time.Microsecond); return nil }
+	ss, err := measureAll(context.Background(), quick, []timedOp{{"a", op}, {"b", op}}, sampleHooks{
+		trying:   func(name string) { order = append(order, name) },
+		progress: func(done, n int) { last, total = done, n },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a", "b"} // the warm-ups
+	for range samplesPerRun {
+		want = append(want, "a", "b")
+	}
+	if strings.Join(order, "") != strings.Join(want, "") {
+		t.Errorf("order of the tries %q, want %q", strings.Join(order, ""), strings.Join(want, ""))
+	}
+	if last != total || total != 2*samplesPerRun {
+		t.Errorf("progress ended at %d of %d, want %d of %d", last, total, 2*samplesPerRun, 2*samplesPerRun)
+	}
+	for i, s := range ss {
+		if s.N != samplesPerRun || !(s.Min <= s.Median && s.Median <= s.Max) || s.Min < 20e-6 {
+			t.Errorf("op %d: %+v", i, s)
+		}
+	}
+}
