@@ -298,6 +298,15 @@ func jsonKind(v any) string {
 	return "other"
 }
 
+// measure times one op as the benchmarks time many (measureAll).
+func measure(ctx context.Context, minTime time.Duration, op func() error) (Spread, error) {
+	s, err := measureAll(ctx, minTime, []timedOp{{run: op}}, sampleHooks{})
+	if err != nil {
+		return Spread{}, err
+	}
+	return s[0], nil
+}
+
 // TestMeasureSamples checks the timing loop with a fake op: the count of
 // calls must cover the warm-up and at least one sample, and the result is
 // the per-call time of the samples with their range.
@@ -407,7 +416,10 @@ func TestMeasureAllInterleaves(t *testing.T) {
 	var order []string
 	var last, total int
 	op := func() error { time.Sleep(20 * time.Microsecond); return nil }
-	ss, err := measureAll(context.Background(), quick, []timedOp{{"a", op}, {"b", op}}, sampleHooks{
+	// 30 ms, not quick: a sleep that overshoots 50-fold on a loaded
+	// machine must not use up the budget (30 × 30 ms) that ends an op's
+	// rounds early.
+	ss, err := measureAll(context.Background(), 30*time.Millisecond, []timedOp{{"a", op}, {"b", op}}, sampleHooks{
 		trying:   func(name string) { order = append(order, name) },
 		progress: func(done, n int) { last, total = done, n },
 	})

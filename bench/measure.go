@@ -36,6 +36,9 @@ const (
 	maxTimeFactor = 30
 )
 
+// maxSizings bounds the samples spent sizing an op's samples.
+const maxSizings = 5
+
 // Spread is a measured time per call over a run's samples: the median and
 // the range, in seconds, and how many samples there were.
 type Spread struct {
@@ -72,16 +75,6 @@ type sampleHooks struct {
 	progress func(done, total int)
 }
 
-// measure times one op for about minTime and returns the time in seconds
-// one call takes, over the samples (see measureAll).
-func measure(ctx context.Context, minTime time.Duration, op func() error) (Spread, error) {
-	s, err := measureAll(ctx, minTime, []timedOp{{run: op}}, sampleHooks{})
-	if err != nil {
-		return Spread{}, err
-	}
-	return s[0], nil
-}
-
 // measureAll times every op and returns, for each, the time in seconds
 // one call takes, over its samples (a float: a 4 KiB call lasts a few
 // hundred nanoseconds, where whole nanoseconds would be too coarse).
@@ -114,14 +107,19 @@ func measureAll(ctx context.Context, minTime time.Duration, ops []timedOp, h sam
 		}
 		spent[i] = el
 		reps[i] = repsFor(target, el, 1)
-		// One call that already fills a sample needs no sizing.
-		for reps[i] > 1 && spent[i] < budget {
+		// One call that already fills a sample needs no sizing. Otherwise
+		// the size is tried until a sample lasts between half and twice
+		// the target: a warm-up that was quicker than the calls after it
+		// (a sleep, a descheduled thread) makes samples too long, which
+		// would use up the budget before the last rounds. On a machine so
+		// noisy that no size lands there, the last one is kept.
+		for try := 0; try < maxSizings && reps[i] > 1 && spent[i] < budget; try++ {
 			el, err := timeCalls(ctx, op.run, reps[i])
 			if err != nil {
 				return nil, err
 			}
 			spent[i] += el
-			if el >= target/2 {
+			if el >= target/2 && el <= 2*target {
 				break
 			}
 			reps[i] = repsFor(target, el, reps[i])

@@ -66,14 +66,15 @@ type Options struct {
 	Argon2Full bool
 	// Progress, if set, is called with (0, total) before the first
 	// algorithm and then with each count up to total, the number of
-	// algorithms' worth of work done (the cipher samples are interleaved
-	// over all algorithms, so the count is a share of the whole, not of
-	// finished rows).
+	// algorithms' worth of work done (the cipher and PBKDF2 samples are
+	// interleaved over all algorithms, so the count is a share of the
+	// whole, not of finished rows).
 	Progress func(done, total int)
 	// Trying, if set, is called with the name of an algorithm (a chain,
-	// a PRF) as its measurement starts, and for ciphers each time one of
-	// its samples starts, so that a front end can say what a slow one is
-	// doing (the CLI does after 2 s).
+	// a PRF) as its measurement starts, and, where the samples are
+	// interleaved (ciphers, PBKDF2), each time one of its samples starts,
+	// so that a front end can say what a slow one is doing (the CLI does
+	// after 2 s).
 	Trying func(name string)
 }
 
