@@ -154,7 +154,9 @@ stolen by the hypervisor (/proc/stat). A try (an algorithm, a volume, a
 pass) that takes over 2 s names itself on a terminal, and with -v on
 any stderr.
 
-The whole run takes a few seconds (more on a busy machine); a progress line is shown on a terminal.
+The whole run takes a few seconds on an idle machine (a slow cascade's 21
+samples are 21 calls of the whole buffer), more on a busy one; a progress
+line is shown on a terminal.
 
 Examples:
   cryptvol benchmark
