@@ -45,7 +45,22 @@ func (d Disagreement) String() string {
 	if d.Missing {
 		return fmt.Sprintf("%s: in run %d, not in run %d", d.Name, d.Run+1, d.Other+1)
 	}
-	return fmt.Sprintf("%s: the median of run %d, %.6g, is outside run %d's range %.6g – %.6g", d.Name, d.Run+1, d.Median, d.Other+1, d.Range.Min, d.Range.Max)
+	return fmt.Sprintf("%s: the median of run %d, %.6g, is outside run %d's range %.6g – %.6g (by %.1f%%)", d.Name, d.Run+1, d.Median, d.Other+1, d.Range.Min, d.Range.Max, 100*d.Beyond())
+}
+
+// Beyond is how far the median lies outside the other run's range,
+// relative to the nearer end: 0.001 is a near miss at the edge of the
+// noise, 0.5 a run that saw another machine (0 for a missing row).
+func (d Disagreement) Beyond() float64 {
+	switch {
+	case d.Missing:
+		return 0
+	case d.Median < d.Range.Min && d.Range.Min > 0:
+		return (d.Range.Min - d.Median) / d.Range.Min
+	case d.Median > d.Range.Max && d.Range.Max > 0:
+		return (d.Median - d.Range.Max) / d.Range.Max
+	}
+	return 0
 }
 
 // Disagreements checks runs of one kind against each other: for every row

@@ -66,8 +66,8 @@ func TestAgreementCanFail(t *testing.T) {
 		got = append(got, d.String())
 	}
 	want := []string{
-		"AES: the median of run 1, 1000, is outside run 2's range 1900 – 2100",
-		"AES: the median of run 2, 2000, is outside run 1's range 950 – 1050",
+		"AES: the median of run 1, 1000, is outside run 2's range 1900 – 2100 (by 47.4%)",
+		"AES: the median of run 2, 2000, is outside run 1's range 950 – 1050 (by 90.5%)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("disagreements:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
