@@ -1,10 +1,8 @@
 package bench
 
 import (
-	"context"
 	"crypto/rand"
 	"strings"
-	"time"
 
 	"github.com/cryptvol/cryptvol/ciphers/adiantum"
 	"github.com/cryptvol/cryptvol/sector"
@@ -47,23 +45,25 @@ func adiantumSectorSize(n int) int {
 	return SectorSize
 }
 
-// benchAdiantum times one Adiantum variant in both directions, with the
-// LUKS2 sector mode (plain64 tweaks), as benchChain times XTS.
-func benchAdiantum(ctx context.Context, a adiantumRow, buf []byte, threads int, minTime time.Duration) (CipherResult, error) {
+// adiantumJob sets up one Adiantum variant with a random key, with the
+// LUKS2 sector mode (plain64 tweaks) for a buffer of n bytes, as chainJob
+// sets up XTS.
+func adiantumJob(a adiantumRow, n, threads int) (cipherJob, error) {
 	key := make([]byte, adiantum.KeySize)
-	defer clear(key)
 	if _, err := rand.Read(key); err != nil {
-		return CipherResult{}, err
+		return cipherJob{}, err
 	}
 	c, err := adiantum.New(key, a.rounds)
 	if err != nil {
-		return CipherResult{}, err
+		clear(key)
+		return cipherJob{}, err
 	}
-	defer c.Zero()
-	ss := adiantumSectorSize(len(buf))
+	wipe := func() { c.Zero(); clear(key) }
+	ss := adiantumSectorSize(n)
 	m, err := sector.NewAdiantum(c, sector.IVPlain64, ss)
 	if err != nil {
-		return CipherResult{}, err
+		wipe()
+		return cipherJob{}, err
 	}
-	return timeMode(ctx, sector.Parallel(m, threads), buf, minTime, CipherResult{Name: a.name, Mode: "adiantum", SectorSize: ss})
+	return cipherJob{mode: sector.Parallel(m, threads), result: CipherResult{Name: a.name, Mode: "adiantum", SectorSize: ss}, close: wipe}, nil
 }

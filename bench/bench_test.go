@@ -298,6 +298,15 @@ func jsonKind(v any) string {
 	return "other"
 }
 
+// measure times one op as the benchmarks time many (measureAll).
+func measure(ctx context.Context, minTime time.Duration, op func() error) (Spread, error) {
+	s, err := measureAll(ctx, minTime, []timedOp{{run: op}}, sampleHooks{})
+	if err != nil {
+		return Spread{}, err
+	}
+	return s[0], nil
+}
+
 // TestMeasureSamples checks the timing loop with a fake op: the count of
 // calls must cover the warm-up and at least one sample, and the result is
 // the per-call time of the samples with their range.
@@ -397,5 +406,39 @@ func TestMeasureSlowOpKeepsSamples(t *testing.T) {
 	}
 	if per.N != 1 || calls != 2 {
 		t.Errorf("%d samples, %d calls of an op 20x the measuring time; want 1 sample after the warm-up", per.N, calls)
+	}
+}
+
+// TestMeasureAllInterleaves: after each op's warm-up and sizing, the
+// samples go round the ops, one each per round, so that every op's range
+// spans the whole run; progress counts every sample up to the total.
+func TestMeasureAllInterleaves(t *testing.T) {
+	var order []string
+	var last, total int
+	op := func() error { time.Sleep(20 * time.Microsecond); return nil }
+	// 30 ms, not quick: a sleep that overshoots 50-fold on a loaded
+	// machine must not use up the budget (30 × 30 ms) that ends an op's
+	// rounds early.
+	ss, err := measureAll(context.Background(), 30*time.Millisecond, []timedOp{{"a", op}, {"b", op}}, sampleHooks{
+		trying:   func(name string) { order = append(order, name) },
+		progress: func(done, n int) { last, total = done, n },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a", "b"} // the warm-ups
+	for range samplesPerRun {
+		want = append(want, "a", "b")
+	}
+	if strings.Join(order, "") != strings.Join(want, "") {
+		t.Errorf("order of the tries %q, want %q", strings.Join(order, ""), strings.Join(want, ""))
+	}
+	if last != total || total != 2*samplesPerRun {
+		t.Errorf("progress ended at %d of %d, want %d of %d", last, total, 2*samplesPerRun, 2*samplesPerRun)
+	}
+	for i, s := range ss {
+		if s.N != samplesPerRun || !(s.Min <= s.Median && s.Median <= s.Max) || s.Min < 20e-6 {
+			t.Errorf("op %d: %+v", i, s)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/cryptvol/cryptvol/ciphers"
 	"github.com/cryptvol/cryptvol/sector"
@@ -52,8 +51,9 @@ func (r CipherResult) Spread() float64 {
 // VeraCrypt chain (ciphers.Chains), and Adiantum with XChaCha12 and
 // XChaCha20 over 4096-byte sectors, LUKS2's cipher for CPUs without AES
 // instructions (or the ones o.Algorithms names), spread over o.Threads
-// goroutines. The results are sorted by mean speed, fastest first, as
-// TrueCrypt sorts its table.
+// goroutines. The samples of all of them are interleaved (measureAll). The
+// results are sorted by mean speed, fastest first, as TrueCrypt sorts its
+// table.
 func Ciphers(ctx context.Context, o Options) ([]CipherResult, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -70,28 +70,45 @@ func Ciphers(ctx context.Context, o Options) ([]CipherResult, error) {
 	if _, err := rand.Read(buf); err != nil {
 		return nil, err
 	}
-	minTime := o.minTime(DefaultCipherTime)
 	threads := o.threads()
-	total := len(chains) + len(adiantums)
-	out := make([]CipherResult, 0, total)
-	o.progress(0, total)
-	for i, c := range chains {
-		o.trying(c.Name)
-		r, err := benchChain(ctx, c, buf, threads, minTime)
+	jobs := make([]cipherJob, 0, len(chains)+len(adiantums))
+	defer func() {
+		for _, j := range jobs {
+			j.close()
+		}
+	}()
+	for _, c := range chains {
+		j, err := chainJob(c, threads)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
-		o.progress(i+1, total)
+		jobs = append(jobs, j)
 	}
-	for i, a := range adiantums {
-		o.trying(a.name)
-		r, err := benchAdiantum(ctx, a, buf, threads, minTime)
+	for _, a := range adiantums {
+		j, err := adiantumJob(a, size, threads)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
-		o.progress(len(chains)+i+1, total)
+		jobs = append(jobs, j)
+	}
+	// Every chain in both directions, their samples interleaved (see
+	// measureAll): encryption and decryption of one chain next to each
+	// other, so both see about the same load.
+	ops := make([]timedOp, 0, 2*len(jobs))
+	for _, j := range jobs {
+		m := j.mode
+		ops = append(ops,
+			timedOp{name: j.result.Name, run: func() error { m.Encrypt(buf, buf, 0); return nil }},
+			timedOp{name: j.result.Name, run: func() error { m.Decrypt(buf, buf, 0); return nil }})
+	}
+	o.progress(0, len(jobs))
+	spreads, err := measureAll(ctx, o.minTime(DefaultCipherTime), ops, sampleHooks{trying: o.Trying, progress: inUnitsOf(len(jobs), o.progress)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CipherResult, 0, len(jobs))
+	for i, j := range jobs {
+		out = append(out, withSpeeds(j.result, len(buf), spreads[2*i], spreads[2*i+1]))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].MeanBPS > out[j].MeanBPS })
 	return out, nil
@@ -161,40 +178,54 @@ func chainNames() string {
 	return s
 }
 
-// benchChain times one chain in both directions.
-func benchChain(ctx context.Context, c ciphers.Chain, buf []byte, threads int, minTime time.Duration) (CipherResult, error) {
+// cipherJob is one row of the cipher benchmark, set up to be timed: its
+// sector mode (spread over the threads) and the result's name, mode and
+// sector size; close wipes its keys.
+type cipherJob struct {
+	mode   sector.Mode
+	result CipherResult
+	close  func()
+}
+
+// chainJob sets up one XTS chain with a random key.
+func chainJob(c ciphers.Chain, threads int) (cipherJob, error) {
 	keySize, err := sector.ChainKeySize(c)
 	if err != nil {
-		return CipherResult{}, err
+		return cipherJob{}, err
 	}
 	key := make([]byte, keySize)
-	defer clear(key)
+	wipe := func() { clear(key) }
 	if _, err := rand.Read(key); err != nil {
-		return CipherResult{}, err
+		return cipherJob{}, err
 	}
 	m, err := sector.ChainXTS(c, key, SectorSize)
 	if err != nil {
-		return CipherResult{}, err
+		wipe()
+		return cipherJob{}, err
 	}
-	return timeMode(ctx, sector.Parallel(m, threads), buf, minTime, CipherResult{Name: c.Name, Mode: "xts", SectorSize: SectorSize})
+	return cipherJob{mode: sector.Parallel(m, threads), result: CipherResult{Name: c.Name, Mode: "xts", SectorSize: SectorSize}, close: wipe}, nil
 }
 
-// timeMode encrypts and decrypts buf in place with m, each direction for
-// at least minTime, and fills r's speeds: medians over the samples, with
-// their range.
-func timeMode(ctx context.Context, m sector.Mode, buf []byte, minTime time.Duration, r CipherResult) (CipherResult, error) {
-	enc, err := measure(ctx, minTime, func() error { m.Encrypt(buf, buf, 0); return nil })
-	if err != nil {
-		return CipherResult{}, err
-	}
-	dec, err := measure(ctx, minTime, func() error { m.Decrypt(buf, buf, 0); return nil })
-	if err != nil {
-		return CipherResult{}, err
-	}
-	e, eLo, eHi := rateRange(float64(len(buf)), enc)
-	d, dLo, dHi := rateRange(float64(len(buf)), dec)
+// withSpeeds fills r's speeds from the times per call of a buffer of n
+// bytes in each direction: medians over the samples, with their range.
+func withSpeeds(r CipherResult, n int, enc, dec Spread) CipherResult {
+	e, eLo, eHi := rateRange(float64(n), enc)
+	d, dLo, dHi := rateRange(float64(n), dec)
 	r.EncryptBPS, r.DecryptBPS, r.MeanBPS = int64(e), int64(d), int64((e+d)/2)
 	r.MedianBPS, r.MinBPS, r.MaxBPS = r.MeanBPS, int64((eLo+dLo)/2), int64((eHi+dHi)/2)
 	r.Samples = min(enc.N, dec.N)
-	return r, nil
+	return r
+}
+
+// inUnitsOf turns progress in samples into progress in n rows (the
+// Options.Progress contract: a count of algorithms), reporting every
+// count once, in order, as the samples pass it.
+func inUnitsOf(n int, progress func(done, total int)) func(done, total int) {
+	last := 0
+	return func(done, total int) {
+		for k := done * n / max(total, 1); last < k; {
+			last++
+			progress(last, n)
+		}
+	}
 }

@@ -122,21 +122,53 @@ func KDF(ctx context.Context, o Options) ([]KDFResult, error) {
 		return nil, err
 	}
 	minTime := o.minTime(DefaultKDFTime)
-	out := make([]KDFResult, 0, len(prfs))
 	o.progress(0, len(prfs))
-	for i, name := range prfs {
-		o.trying(name)
-		var r KDFResult
+	// The PBKDF2 rows are sized one by one, then their samples are taken
+	// together, interleaved (measureAll), as the ciphers' are; Argon2id,
+	// whose runs of hundreds of MiB pair up on their own (timePairs),
+	// comes after them.
+	var jobs []pbkdf2Job
+	argon := false
+	for _, name := range prfs {
 		if name == kdf.Argon2idPRF {
-			r, err = benchArgon2id(ctx, o, minTime)
-		} else {
-			r, err = benchPBKDF2(ctx, name, o, minTime)
+			argon = true
+			continue
 		}
+		o.trying(name)
+		j, err := sizePBKDF2(ctx, name, minTime)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
-		o.progress(i+1, len(prfs))
+		jobs = append(jobs, j)
+	}
+	ops := make([]timedOp, len(jobs))
+	for i, j := range jobs {
+		ops[i] = timedOp{name: j.h.Name, run: j.run}
+	}
+	spreads, err := measureAll(ctx, minTime, ops, sampleHooks{trying: o.Trying, progress: inUnitsOf(len(jobs), func(done, _ int) { o.progress(done, len(prfs)) })})
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]KDFResult{}
+	for i, j := range jobs {
+		r, err := pbkdf2Result(j, spreads[i], o)
+		if err != nil {
+			return nil, err
+		}
+		byName[r.PRF] = r
+	}
+	if argon {
+		o.trying(kdf.Argon2idPRF)
+		r, err := benchArgon2id(ctx, o, minTime)
+		if err != nil {
+			return nil, err
+		}
+		byName[r.PRF] = r
+		o.progress(len(prfs), len(prfs))
+	}
+	out := make([]KDFResult, 0, len(prfs))
+	for _, name := range prfs {
+		out = append(out, byName[name])
 	}
 	return out, nil
 }
@@ -185,15 +217,23 @@ func selectPRFs(names []string) ([]string, error) {
 	return out, nil
 }
 
-// benchPBKDF2 measures one PRF's iteration rate.
-func benchPBKDF2(ctx context.Context, name string, o Options, minTime time.Duration) (KDFResult, error) {
+// pbkdf2Job is one PRF of the KDF benchmark, sized: run derives one
+// output block with n iterations.
+type pbkdf2Job struct {
+	h   hashes.Spec
+	n   int
+	run func() error
+}
+
+// sizePBKDF2 sets up one PRF and sizes its calls.
+func sizePBKDF2(ctx context.Context, name string, minTime time.Duration) (pbkdf2Job, error) {
 	h, err := hashes.Lookup(name)
 	if err != nil {
-		return KDFResult{}, err
+		return pbkdf2Job{}, err
 	}
 	pw, salt := []byte("benchmark password"), make([]byte, 64)
 	if _, err := rand.Read(salt); err != nil {
-		return KDFResult{}, err
+		return pbkdf2Job{}, err
 	}
 	// One call of n iterations derives one output block on one goroutine;
 	// n is sized so a call takes about a fiftieth of minTime, which makes
@@ -202,20 +242,25 @@ func benchPBKDF2(ctx context.Context, name string, o Options, minTime time.Durat
 	for {
 		t0 := time.Now()
 		if _, err := kdf.PBKDF2Context(ctx, h, pw, salt, n, h.Size); err != nil {
-			return KDFResult{}, err
+			return pbkdf2Job{}, err
 		}
 		if time.Since(t0) >= minTime/50 || n >= 1<<24 {
 			break
 		}
 		n *= 2
 	}
-	per, err := measure(ctx, minTime, func() error {
+	run := func() error {
 		_, err := kdf.PBKDF2Context(ctx, h, pw, salt, n, h.Size)
 		return err
-	})
-	if err != nil {
-		return KDFResult{}, err
 	}
+	return pbkdf2Job{h: h, n: n, run: run}, nil
+}
+
+// pbkdf2Result turns a PRF's time per call into its rate and the header
+// figures for o.PIM.
+func pbkdf2Result(j pbkdf2Job, per Spread, o Options) (KDFResult, error) {
+	h, n := j.h, j.n
+	var err error
 	rate, lo, hi := rateRange(float64(n), per)
 	r := KDFResult{PRF: h.Name, KDF: "pbkdf2", IterationsPerSecond: math.Round(rate), PIM: o.PIM, HeaderMethod: MethodEstimated,
 		MinIterationsPerSecond: math.Round(lo), MaxIterationsPerSecond: math.Round(hi), Samples: per.N}

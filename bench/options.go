@@ -6,10 +6,13 @@
 // CLI formats the results.
 //
 // Speeds are wall-clock figures, like TrueCrypt's own benchmark: each
-// algorithm runs repeatedly for Options.MinTime per direction in several
-// samples, and a figure is the median of the samples with their min–max,
-// so that a reader sees how noisy the machine was (Report.Finish warns
-// when the range exceeds 10% or the machine was busy).
+// algorithm runs repeatedly for Options.MinTime per direction in 21
+// samples, taken in rounds over all algorithms so that each one's samples
+// spread over the whole run, and a figure is the median of the samples
+// with their min–max, so that a reader sees how noisy the machine was
+// (Report.Finish warns when the range exceeds 10% or the machine was
+// busy). Three back-to-back runs have every median within the others'
+// ranges (.ci/bench-trust checks it).
 package bench
 
 import (
@@ -23,8 +26,10 @@ import (
 const (
 	// DefaultBuffer is TrueCrypt's default benchmark buffer, 5 MiB.
 	DefaultBuffer = 5 << 20
-	// DefaultCipherTime is the measuring time per cipher and direction: the
-	// 15 chains take about three seconds in all.
+	// DefaultCipherTime is the measuring time per cipher and direction.
+	// The 17 rows take about 9 s of CPU time in all on a 2-core EPYC (3.6
+	// s with 7 samples back to back), most of it the Kuznyechik rows,
+	// whose 21 samples are 21 calls of a 5 MiB buffer.
 	DefaultCipherTime = 100 * time.Millisecond
 	// DefaultKDFTime is the measuring time per PRF.
 	DefaultKDFTime = 250 * time.Millisecond
@@ -62,11 +67,16 @@ type Options struct {
 	// time of a reduced-memory run.
 	Argon2Full bool
 	// Progress, if set, is called with (0, total) before the first
-	// algorithm and after each one with the number done and the total.
+	// algorithm and then with each count up to total, the number of
+	// algorithms' worth of work done (the cipher and PBKDF2 samples are
+	// interleaved over all algorithms, so the count is a share of the
+	// whole, not of finished rows).
 	Progress func(done, total int)
-	// Trying, if set, is called with the name of each algorithm as its
-	// measurement starts (a chain, a PRF), so that a front end can say
-	// what a slow one is doing (the CLI does after 2 s).
+	// Trying, if set, is called with the name of an algorithm (a chain,
+	// a PRF) as its measurement starts, and, where the samples are
+	// interleaved (ciphers, PBKDF2), each time one of its samples starts,
+	// so that a front end can say what a slow one is doing (the CLI does
+	// after 2 s).
 	Trying func(name string)
 }
 

@@ -69,6 +69,41 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 	return enc.Encode(out)
 }
 
+// NotSame reads what WriteJSON wrote (`benchmark compare --format json`)
+// and lists the items where a run after the first is not "same" as the
+// first, each as "item: label ratio". Between two runs of one build that
+// is noise the runs' ranges did not cover (.ci/bench-trust wants none).
+func NotSame(data []byte) ([]string, error) {
+	var c struct {
+		Runs  []string `json:"runs"`
+		Items []struct {
+			Name   string     `json:"name"`
+			Ratios []*float64 `json:"ratios"`
+			Same   []bool     `json:"same"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInput, err)
+	}
+	if len(c.Runs) < 2 || len(c.Items) == 0 {
+		return nil, fmt.Errorf("%w: not a comparison of two runs or more", ErrInput)
+	}
+	var out []string
+	for _, it := range c.Items {
+		for r := 1; r < len(c.Runs); r++ {
+			if r < len(it.Same) && it.Same[r] {
+				continue
+			}
+			ratio := "—"
+			if r < len(it.Ratios) && it.Ratios[r] != nil {
+				ratio = formatRatio(*it.Ratios[r])
+			}
+			out = append(out, fmt.Sprintf("%s: %s %s", it.Name, c.Runs[r], ratio))
+		}
+	}
+	return out, nil
+}
+
 // BusyWarnings are the busy-machine warnings the runs' JSON carries (load
 // average, CPU steal), each prefixed with its run's label: a ratio
 // outside the spread between runs made under different loads says more

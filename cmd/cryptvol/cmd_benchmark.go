@@ -99,8 +99,9 @@ without AES instructions, and prints Encryption, Decryption and their
 Mean, fastest first; --algorithms adiantum selects both Adiantum rows.
 Speeds are in TrueCrypt's units (1 MB = 2^20 bytes); --format json and csv
 give bytes per second. Each algorithm runs for --time per direction in
-several samples (7); each figure is their median, with the min–max
-(Range) beside it. The header line names the CPU,
+21 samples, taken in rounds over all algorithms so that each one's
+samples spread over the whole run; each figure is their median, with the
+min–max (Range) beside it. The header line names the CPU,
 the platform, whether AES instructions are used and the code path of each
 cipher.
 
@@ -143,7 +144,7 @@ with B and B with A, always read alike.) Runs of older versions that
 report no range get a ratio. The busy-machine warnings of each run are
 repeated on stderr.
 
-Each kind reports medians with their min–max: ciphers and kdf over 7
+Each kind reports medians with their min–max: ciphers and kdf over 21
 samples (at least 5 for a slow cipher), io over --runs, enc over
 --enc-rounds, matrix over --matrix-runs volumes per pair. A warning on
 stderr (and in the JSON's warnings) says when a figure's range exceeds
@@ -153,7 +154,9 @@ stolen by the hypervisor (/proc/stat). A try (an algorithm, a volume, a
 pass) that takes over 2 s names itself on a terminal, and with -v on
 any stderr.
 
-The whole run takes a few seconds (more on a busy machine); a progress line is shown on a terminal.
+The whole run takes a few seconds on an idle machine (a slow cascade's 21
+samples are 21 calls of the whole buffer), more on a busy one; a progress
+line is shown on a terminal.
 
 Examples:
   cryptvol benchmark
