@@ -64,13 +64,9 @@ func chain512SSE2x1(s *State, lane, n int)
 //go:noescape
 func chain512BMI2x1(s *State, lane, n int)
 
-//go:noescape
-func chain512AVX512VLx1(s *State, lane, n int)
-
 var (
 	k512SSE2x1        = &Kernel{Name: "scalar SSE2, 1 chain", Hash: SHA512, Lanes: 1, run: chain512SSE2x1}
 	k512BMI2x1        = &Kernel{Name: "scalar BMI2+AVX, 1 chain", Hash: SHA512, Lanes: 1, run: chain512BMI2x1}
-	k512AVX512VLx1    = &Kernel{Name: "scalar BMI2+AVX-512VL, 1 chain", Hash: SHA512, Lanes: 1, run: chain512AVX512VLx1}
 	k512AVX512x8      = &Kernel{Name: "AVX-512 zmm, 8 lanes", Hash: SHA512, Lanes: 8, run: chain512AVX512x8}
 	k512AVX512x4      = &Kernel{Name: "AVX-512 ymm, 4 lanes", Hash: SHA512, Lanes: 4, run: chain512AVX512x4}
 	k512AVX2x4        = &Kernel{Name: "AVX2, 4 lanes", Hash: SHA512, Lanes: 4, run: chain512AVX2x4}
@@ -93,9 +89,9 @@ var (
 // ymm, and registers 16-31 there).
 var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 
-// The scalar SHA-512 kernels with RORX and ANDN take their schedule's
+// The scalar SHA-512 kernel with RORX (BMI2) takes its schedule's
 // instructions from AVX.
-var hasBMI2AVX = cpu.X86.HasBMI1 && cpu.X86.HasBMI2 && cpu.X86.HasAVX
+var hasBMI2AVX = cpu.X86.HasBMI2 && cpu.X86.HasAVX
 
 // The SHA-NI kernels use VEX-encoded moves and shuffles around the SHA
 // instructions, as crypto/sha256 does, so they need AVX too.
@@ -106,9 +102,6 @@ func available(h Hash) []*Kernel {
 	switch h {
 	case SHA512:
 		ks = append(ks, k512SSE2x1)
-		if hasBMI2AVX && hasAVX512 {
-			ks = append(ks, k512AVX512VLx1)
-		}
 		if hasBMI2AVX {
 			ks = append(ks, k512BMI2x1)
 		}
@@ -206,14 +199,11 @@ func pick(h Hash) []*Kernel {
 
 // scalar512 is the one-chain SHA-512 kernel for this CPU. One chain (a
 // LUKS keyslot, a one-cipher VeraCrypt header) leaves all lanes but one
-// of the lane kernels idle; on the EPYC this was written on these ran one
-// chain in 0.71 (AVX-512 VL schedule vs the 4-lane ymm kernel), 0.53
-// (AVX vs AVX2's 4 lanes) and 0.58 (SSE2 vs generic Go) of the time.
+// of the lane kernels idle; on the EPYC this was written on, one chain
+// ran in 0.51 of the time of the 4-lane AVX-512 ymm kernel, 0.32 of
+// AVX2's (BMI2+AVX) and 0.59 of generic Go's (SSE2).
 func scalar512() *Kernel {
-	switch {
-	case hasBMI2AVX && hasAVX512:
-		return k512AVX512VLx1
-	case hasBMI2AVX:
+	if hasBMI2AVX {
 		return k512BMI2x1
 	}
 	return k512SSE2x1

@@ -45,7 +45,6 @@ func main() {
 	sc := &scalar512{g: &body, s: s512, variant: "sse2"}
 	sc.kernel("chain512SSE2x1")
 	(&scalar512{g: &body, s: s512, variant: "bmi2"}).kernel("chain512BMI2x1")
-	(&scalar512{g: &body, s: s512, variant: "avx512"}).kernel("chain512AVX512VLx1")
 	b64.emit(amd)
 	sc.emitTable(amd)
 	ni.emit(amd)

@@ -13,20 +13,20 @@ import "fmt"
 // padding words and their K folded into constants.
 //
 // General registers: the state a..h in R8-R15 (the names rotate per
-// round; after 80 rounds they are back in place), AX, BX, SI, DI round
+// round; after 80 rounds they are back in place), AX, BX, DI round
 // temporaries, CX/DX this and the last round's a^b (Maj reuses the last
-// one as b^c), BP the iteration counter. Vector registers: X0-X7 a ring
-// of the last sixteen schedule words, a pair each; X8-X15 temporaries.
-// The frame holds W+K of each round (the rounds add it from memory), the
-// keyed states and T.
+// one as b^c), SI the keyed state of the compression, BP the iteration
+// counter. Vector registers: X0-X7 a ring of the last sixteen schedule
+// words, a pair each; X8-X15 temporaries. The frame holds W+K of each
+// round (the rounds add it from memory), the keyed states and T.
 type scalar512 struct {
 	g *gen
 	s *spec
 	// variant selects the instructions:
 	//   sse2:   RORQ, SSE2 (any amd64);
-	//   bmi2:   RORX and ANDN, AVX (VEX three-operand) for the schedule;
-	//   avx512: as bmi2, the schedule's rotations VPRORQ and its xors
-	//           VPTERNLOGQ (AVX-512 VL on xmm).
+	//   bmi2:   RORX, and AVX (VEX three-operand) for the schedule. A
+	//           variant with AVX-512 VL's VPRORQ and VPTERNLOGQ in the
+	//           schedule ran no faster on Zen 4: the rounds are the limit.
 	variant string
 }
 
@@ -70,29 +70,30 @@ func (a *scalar512) emitTable(g *gen) {
 func (a *scalar512) sigma(x string, r [3]int, dst, tmp1, tmp2 string) {
 	g := a.g
 	switch a.variant {
-	case "avx512":
-		g.l("VPRORQ $%d, %s, %s", r[0], x, dst)
-		g.l("VPRORQ $%d, %s, %s", r[1], x, tmp1)
-		g.l("VPSRLQ $%d, %s, %s", r[2], x, tmp2)
-		g.l("VPTERNLOGQ $0x96, %s, %s, %s", tmp2, tmp1, dst)
 	case "bmi2":
-		// Five shifts side by side and a tree of xors: the schedule's
-		// dependency chain runs through here.
+		// The shifts side by side and a tree of xors: the schedule's
+		// dependency chain runs through here. σ0's rotation by 8 is a
+		// byte shuffle.
 		g.l("VPSRLQ $%d, %s, %s", r[0], x, dst)
 		g.l("VPSLLQ $%d, %s, %s", 64-r[0], x, tmp1)
 		g.l("VPXOR %s, %s, %s", tmp1, dst, dst)
-		g.l("VPSRLQ $%d, %s, %s", r[1], x, tmp1)
-		g.l("VPSLLQ $%d, %s, %s", 64-r[1], x, tmp2)
-		g.l("VPXOR %s, %s, %s", tmp2, tmp1, tmp1)
+		if r[1] == 8 {
+			g.l("VPSHUFB %s, %s, %s", rot8Mask, x, tmp1)
+		} else {
+			g.l("VPSRLQ $%d, %s, %s", r[1], x, tmp1)
+			g.l("VPSLLQ $%d, %s, %s", 64-r[1], x, tmp2)
+			g.l("VPXOR %s, %s, %s", tmp2, tmp1, tmp1)
+		}
 		g.l("VPSRLQ $%d, %s, %s", r[2], x, tmp2)
 		g.l("VPXOR %s, %s, %s", tmp1, dst, dst)
 		g.l("VPXOR %s, %s, %s", tmp2, dst, dst)
 	default:
 		// Two-operand SSE2: factor the shifts so that each term costs
-		// one shift and one xor, r[0] < r[2] < r[1] for σ0 and
-		// r[2] < r[0] < r[1] for σ1 both ordered as lo < mid < hi:
+		// one shift and one xor instead of a copy too, with the three
+		// right shifts lo < mid < hi:
 		// x>>lo ^ x>>mid ^ x>>hi = ((x>>(hi-mid) ^ x)>>(mid-lo) ^ x)>>lo,
-		// and the left shifts of the rotations likewise.
+		// and the two left shifts of the rotations likewise. (Each term
+		// from its own copy, for less latency, ran slower.)
 		lo, mid, hi := sort3(r[0], r[1], r[2])
 		g.l("MOVO %s, %s", x, dst)
 		g.l("PSRLQ $%d, %s", hi-mid, dst)
@@ -182,14 +183,16 @@ func (a *scalar512) round(t int, st [8]string, ab, bc string) {
 	} else {
 		g.l("ADDQ %d(SP), %s", scWK+8*t, H)
 	}
+	// Ch = ((f ^ g) & e) ^ g, in as many operations as (e & f) + (^e & g)
+	// with ANDN and one temporary fewer.
+	g.l("MOVQ %s, DI", F)
+	g.l("XORQ %s, DI", G)
+	g.l("ANDQ %s, DI", E)
+	g.l("XORQ %s, DI", G)
+	g.l("ADDQ DI, %s", H)
 	if a.variant == "sse2" {
-		// Ch = ((f ^ g) & e) ^ g
-		g.l("MOVQ %s, DI", F)
-		g.l("XORQ %s, DI", G)
-		g.l("ANDQ %s, DI", E)
-		g.l("XORQ %s, DI", G)
-		g.l("ADDQ DI, %s", H)
-		// Σ1(e) = rotr14(e ^ rotr4(e ^ rotr23(e)))
+		// Σ1(e) = rotr14(e ^ rotr4(e ^ rotr23(e))): one temporary, and
+		// faster here than three rotations of copies side by side.
 		g.l("MOVQ %s, AX", E)
 		g.l("RORQ $23, AX")
 		g.l("XORQ %s, AX", E)
@@ -207,16 +210,10 @@ func (a *scalar512) round(t int, st [8]string, ab, bc string) {
 		g.l("RORQ $28, BX")
 		g.l("ADDQ BX, %s", H)
 	} else {
-		// Ch = (e & f) + (^e & g), the two having no bit in common.
-		g.l("ANDNQ %s, %s, DI", G, E)
-		g.l("MOVQ %s, SI", F)
-		g.l("ANDQ %s, SI", E)
 		g.l("RORXQ $14, %s, AX", E)
 		g.l("RORXQ $18, %s, BX", E)
-		g.l("ADDQ DI, %s", H)
 		g.l("XORQ BX, AX")
 		g.l("RORXQ $41, %s, BX", E)
-		g.l("ADDQ SI, %s", H)
 		g.l("XORQ BX, AX")
 		g.l("ADDQ AX, %s", H)
 		g.l("ADDQ %s, %s", H, D)
@@ -250,9 +247,9 @@ func (a *scalar512) pack() {
 }
 
 // compress writes one compression of the message in ring pairs 0-3 (and
-// the padding) with the keyed state at frame offset key; the digest ends
-// up in R8-R15.
-func (a *scalar512) compress(key int) {
+// the padding) with the keyed state SI points to; the digest ends up in
+// R8-R15.
+func (a *scalar512) compress() {
 	g := a.g
 	for k := 0; k < 4; k++ {
 		a.storeWK(k, "X8")
@@ -265,7 +262,7 @@ func (a *scalar512) compress(key int) {
 		}
 	}
 	for i, r := range scRegs {
-		g.l("MOVQ %d(SP), %s", key+8*i, r)
+		g.l("MOVQ %d(SI), %s", 8*i, r)
 	}
 	st := scRegs
 	ab, bc := "CX", "DX"
@@ -280,7 +277,7 @@ func (a *scalar512) compress(key int) {
 		st = [8]string{st[7], st[0], st[1], st[2], st[3], st[4], st[5], st[6]}
 	}
 	for i, r := range scRegs {
-		g.l("ADDQ %d(SP), %s", key+8*i, r)
+		g.l("ADDQ %d(SI), %s", 8*i, r)
 	}
 }
 
@@ -301,11 +298,20 @@ func (a *scalar512) kernel(name string) {
 	for j, r := range scRegs {
 		g.l("MOVQ %d(AX), %s", rowOff(secU, j), r)
 	}
+	// Both compressions of an iteration run the same code (SI the inner,
+	// then the outer state), which keeps the loop within the micro-op
+	// cache: unrolled twice it ran from the decoders at half the speed.
+	g.l("PCALIGN $32")
 	g.l("%s_iter:", name)
+	g.l("LEAQ %d(SP), SI", scInner)
+	g.l("PCALIGN $32")
+	g.l("%s_pass:", name)
 	a.pack()
-	a.compress(scInner)
-	a.pack()
-	a.compress(scOuter)
+	a.compress()
+	g.l("ADDQ $64, SI")
+	g.l("LEAQ %d(SP), AX", scAcc)
+	g.l("CMPQ SI, AX")
+	g.l("JNE %s_pass", name)
 	for j, r := range scRegs {
 		g.l("XORQ %s, %d(SP)", r, scAcc+8*j)
 	}
