@@ -183,33 +183,16 @@ func (a *scalar512) round(t int, st [8]string, ab, bc string) {
 	} else {
 		g.l("ADDQ %d(SP), %s", scWK+8*t, H)
 	}
-	// Ch = ((f ^ g) & e) ^ g, in as many operations as (e & f) + (^e & g)
-	// with ANDN and one temporary fewer.
-	g.l("MOVQ %s, DI", F)
-	g.l("XORQ %s, DI", G)
-	g.l("ANDQ %s, DI", E)
-	g.l("XORQ %s, DI", G)
-	g.l("ADDQ DI, %s", H)
 	if a.variant == "sse2" {
-		// Σ1(e) = rotr14(e ^ rotr4(e ^ rotr23(e))): one temporary, and
-		// faster here than three rotations of copies side by side.
-		g.l("MOVQ %s, AX", E)
-		g.l("RORQ $23, AX")
-		g.l("XORQ %s, AX", E)
-		g.l("RORQ $4, AX")
-		g.l("XORQ %s, AX", E)
-		g.l("RORQ $14, AX")
-		g.l("ADDQ AX, %s", H)
-		g.l("ADDQ %s, %s", H, D)
-		// Σ0(a) = rotr28(a ^ rotr6(a ^ rotr5(a)))
-		g.l("MOVQ %s, BX", A)
-		g.l("RORQ $5, BX")
-		g.l("XORQ %s, BX", A)
-		g.l("RORQ $6, BX")
-		g.l("XORQ %s, BX", A)
-		g.l("RORQ $28, BX")
-		g.l("ADDQ BX, %s", H)
+		a.roundSSE2(A, D, E, F, G, H)
 	} else {
+		// Ch = ((f ^ g) & e) ^ g, in as many operations as
+		// (e & f) + (^e & g) with ANDN and one temporary fewer.
+		g.l("MOVQ %s, DI", F)
+		g.l("XORQ %s, DI", G)
+		g.l("ANDQ %s, DI", E)
+		g.l("XORQ %s, DI", G)
+		g.l("ADDQ DI, %s", H)
 		g.l("RORXQ $14, %s, AX", E)
 		g.l("RORXQ $18, %s, BX", E)
 		g.l("XORQ BX, AX")
@@ -230,6 +213,40 @@ func (a *scalar512) round(t int, st [8]string, ab, bc string) {
 	g.l("ANDQ %s, %s", ab, bc)
 	g.l("XORQ %s, %s", B, bc)
 	g.l("ADDQ %s, %s", bc, H)
+}
+
+// roundSSE2 is the middle of a round without RORX: h += Ch(e, f, g) +
+// Σ1(e), d += h, h += Σ0(a). RORQ writes only two of the flags, so it
+// waits for the last instruction before it that wrote flags (AMD's false
+// dependency): each Σ chain starts right after one whose inputs are
+// long ready (the add of W+K, the f ^ g of Ch) rather than after the
+// round's additions, which put Ch and the adds on the critical path and
+// took twice the time.
+func (a *scalar512) roundSSE2(A, D, E, F, G, H string) {
+	g := a.g
+	// Σ0(a) = rotr28(a ^ rotr6(a ^ rotr5(a)))
+	g.l("MOVQ %s, BX", A)
+	g.l("RORQ $5, BX")
+	g.l("XORQ %s, BX", A)
+	g.l("RORQ $6, BX")
+	g.l("XORQ %s, BX", A)
+	g.l("RORQ $28, BX")
+	// Ch = ((f ^ g) & e) ^ g
+	g.l("MOVQ %s, DI", F)
+	g.l("XORQ %s, DI", G)
+	// Σ1(e) = rotr14(e ^ rotr4(e ^ rotr23(e)))
+	g.l("MOVQ %s, AX", E)
+	g.l("RORQ $23, AX")
+	g.l("XORQ %s, AX", E)
+	g.l("RORQ $4, AX")
+	g.l("XORQ %s, AX", E)
+	g.l("RORQ $14, AX")
+	g.l("ANDQ %s, DI", E)
+	g.l("XORQ %s, DI", G)
+	g.l("ADDQ DI, %s", H)
+	g.l("ADDQ AX, %s", H)
+	g.l("ADDQ %s, %s", H, D)
+	g.l("ADDQ BX, %s", H)
 }
 
 // pack moves the digest in R8-R15 to the first four schedule pairs.
