@@ -34663,11 +34663,12 @@ pass:
 	RET
 
 	// func chain512SSE2x1(s *State, lane, n int)
-	TEXT ·chain512SSE2x1(SB), $832-24
+	TEXT ·chain512SSE2x1(SB), $848-24
 	MOVQ s+0(FP), AX
 	MOVQ lane+8(FP), BX
 	LEAQ (AX)(BX*8), AX
-	MOVQ n+16(FP), BP
+	MOVQ n+16(FP), BX
+	MOVQ BX, 832(SP)
 	MOVQ 0(AX), BX
 	MOVQ BX, 640(SP)
 	MOVQ 64(AX), BX
@@ -37891,7 +37892,7 @@ chain512SSE2x1_pass:
 	XORQ R13, 808(SP)
 	XORQ R14, 816(SP)
 	XORQ R15, 824(SP)
-	DECQ BP
+	DECQ 832(SP)
 	JNZ chain512SSE2x1_iter
 	MOVQ s+0(FP), AX
 	MOVQ lane+8(FP), BX
@@ -37989,14 +37990,16 @@ chain512SSE2x1_pass:
 	MOVOU X0, 784(SP)
 	MOVOU X0, 800(SP)
 	MOVOU X0, 816(SP)
+	MOVOU X0, 832(SP)
 	RET
 
 	// func chain512BMI2x1(s *State, lane, n int)
-	TEXT ·chain512BMI2x1(SB), $832-24
+	TEXT ·chain512BMI2x1(SB), $848-24
 	MOVQ s+0(FP), AX
 	MOVQ lane+8(FP), BX
 	LEAQ (AX)(BX*8), AX
-	MOVQ n+16(FP), BP
+	MOVQ n+16(FP), BX
+	MOVQ BX, 832(SP)
 	MOVQ 0(AX), BX
 	MOVQ BX, 640(SP)
 	MOVQ 64(AX), BX
@@ -40768,7 +40771,7 @@ chain512BMI2x1_pass:
 	XORQ R13, 808(SP)
 	XORQ R14, 816(SP)
 	XORQ R15, 824(SP)
-	DECQ BP
+	DECQ 832(SP)
 	JNZ chain512BMI2x1_iter
 	MOVQ s+0(FP), AX
 	MOVQ lane+8(FP), BX
@@ -40851,5 +40854,6 @@ chain512BMI2x1_pass:
 	VMOVDQU X0, 784(SP)
 	VMOVDQU X0, 800(SP)
 	VMOVDQU X0, 816(SP)
+	VMOVDQU X0, 832(SP)
 	RET
 

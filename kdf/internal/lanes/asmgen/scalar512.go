@@ -15,8 +15,9 @@ import "fmt"
 // General registers: the state a..h in R8-R15 (the names rotate per
 // round; after 80 rounds they are back in place), AX, BX, DI round
 // temporaries, CX/DX this and the last round's a^b (Maj reuses the last
-// one as b^c), SI the keyed state of the compression, BP the iteration
-// counter. Vector registers: X0-X7 a ring of the last sixteen schedule
+// one as b^c), SI the keyed state of the compression; BP is left alone
+// (frame-pointer unwinders read it), the iteration count is in the frame.
+// Vector registers: X0-X7 a ring of the last sixteen schedule
 // words, a pair each; X8-X15 temporaries. The frame holds W+K of each
 // round (the rounds add it from memory), the keyed states and T.
 type scalar512 struct {
@@ -36,7 +37,8 @@ const (
 	scInner = scWK + 80*8   // the keyed inner state, 8 words
 	scOuter = scInner + 8*8 // the keyed outer state
 	scAcc   = scOuter + 8*8 // T
-	scFrame = scAcc + 8*8   // 832 bytes
+	scCount = scAcc + 8*8   // iterations left
+	scFrame = scCount + 16  // 848 bytes, whole 16-byte stores when wiped
 	scTable = "sc512<>"     // K[0..79], then the padding W[8..15], then K[t]+W[t] for t 8..15
 	scPad   = 80 * 8        // offset of the padding words in the table
 	scKPad  = scPad + 8*8   // offset of K+padding
@@ -217,11 +219,14 @@ func (a *scalar512) round(t int, st [8]string, ab, bc string) {
 
 // roundSSE2 is the middle of a round without RORX: h += Ch(e, f, g) +
 // Σ1(e), d += h, h += Σ0(a). RORQ writes only two of the flags, so it
-// waits for the last instruction before it that wrote flags (AMD's false
-// dependency): each Σ chain starts right after one whose inputs are
-// long ready (the add of W+K, the f ^ g of Ch) rather than after the
-// round's additions, which put Ch and the adds on the critical path and
-// took twice the time.
+// waits for the last instruction before it that wrote flags (a false
+// dependency on AMD): each Σ chain starts right after one whose inputs
+// are long ready (the add of W+K, the f ^ g of Ch) rather than after the
+// round's additions. This kernel still takes about 1.9 times the BMI2
+// one's time on Zen 4, and so did hybrids of either's rounds with the
+// other's schedule (both a few hundred instructions longer than the BMI2
+// kernel): the limit appears to be the decoders, the loop no longer
+// fitting the micro-op cache.
 func (a *scalar512) roundSSE2(A, D, E, F, G, H string) {
 	g := a.g
 	// Σ0(a) = rotr28(a ^ rotr6(a ^ rotr5(a)))
@@ -305,7 +310,8 @@ func (a *scalar512) kernel(name string) {
 	g.l("MOVQ s+0(FP), AX")
 	g.l("MOVQ lane+8(FP), BX")
 	g.l("LEAQ (AX)(BX*8), AX")
-	g.l("MOVQ n+16(FP), BP")
+	g.l("MOVQ n+16(FP), BX")
+	g.l("MOVQ BX, %d(SP)", scCount)
 	for _, sec := range [][2]int{{secInner, scInner}, {secOuter, scOuter}, {secAcc, scAcc}} {
 		for j := 0; j < 8; j++ {
 			g.l("MOVQ %d(AX), BX", rowOff(sec[0], j))
@@ -332,7 +338,7 @@ func (a *scalar512) kernel(name string) {
 	for j, r := range scRegs {
 		g.l("XORQ %s, %d(SP)", r, scAcc+8*j)
 	}
-	g.l("DECQ BP")
+	g.l("DECQ %d(SP)", scCount)
 	g.l("JNZ %s_iter", name)
 	g.l("MOVQ s+0(FP), AX")
 	g.l("MOVQ lane+8(FP), BX")
