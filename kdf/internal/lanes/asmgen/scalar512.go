@@ -15,11 +15,12 @@ import "fmt"
 // General registers: the state a..h in R8-R15 (the names rotate per
 // round; after 80 rounds they are back in place), AX, BX, DI round
 // temporaries, CX/DX this and the last round's a^b (Maj reuses the last
-// one as b^c), SI the keyed state of the compression; BP is left alone
-// (frame-pointer unwinders read it), the iteration count is in the frame.
-// Vector registers: X0-X7 a ring of the last sixteen schedule
-// words, a pair each; X8-X15 temporaries. The frame holds W+K of each
-// round (the rounds add it from memory), the keyed states and T.
+// one as b^c), SI the rounds' pointer into the frame and the keyed state
+// of the compression around them; BP is left alone (frame-pointer
+// unwinders read it), the iteration count is in the frame. Vector
+// registers: X0-X7 a ring of the last sixteen schedule words, a pair
+// each; X8-X15 temporaries. The frame holds W+K of each round (the rounds
+// add it from memory), K, the keyed states and T.
 type scalar512 struct {
 	g *gen
 	s *spec
@@ -29,17 +30,20 @@ type scalar512 struct {
 	//           variant with AVX-512 VL's VPRORQ and VPTERNLOGQ in the
 	//           schedule ran no faster on Zen 4: the rounds are the limit.
 	variant string
+	name    string // of the kernel being written, for labels
 }
 
 // The frame of the scalar kernels.
 const (
 	scWK    = 0             // W[t]+K[t], 80 words
-	scInner = scWK + 80*8   // the keyed inner state, 8 words
+	scK     = scWK + 80*8   // K, 80 words, beside W+K for the rounds' loop
+	scInner = scK + 80*8    // the keyed inner state, 8 words
 	scOuter = scInner + 8*8 // the keyed outer state
 	scAcc   = scOuter + 8*8 // T
 	scCount = scAcc + 8*8   // iterations left
-	scFrame = scCount + 16  // 848 bytes, whole 16-byte stores when wiped
-	scTable = "sc512<>"     // K[0..79], then the padding W[8..15], then K[t]+W[t] for t 8..15
+	scKey   = scCount + 8   // the keyed state of this compression
+	scFrame = scKey + 8     // 1488 bytes, whole 16-byte stores when wiped
+	scTable = "sc512<>"     // K[0..79], the padding W[8..15], K[t]+W[t] for t 8..15
 	scPad   = 80 * 8        // offset of the padding words in the table
 	scKPad  = scPad + 8*8   // offset of K+padding
 )
@@ -142,20 +146,27 @@ func (a *scalar512) oddPair(k int, dst string) {
 
 // storeWK writes W+K of pair k (in ring(k)) to the frame, using tmp.
 func (a *scalar512) storeWK(k int, tmp string) {
+	a.storeWKAt(k, fmt.Sprintf("%s+%d(SB)", scTable, 16*k), fmt.Sprintf("%d(SP)", scWK+16*k), tmp)
+}
+
+// storeWKAt adds the K pair at operand kp to ring(k) and stores the sum
+// to operand dst.
+func (a *scalar512) storeWKAt(k int, kp, dst, tmp string) {
 	g := a.g
 	if a.vex() {
-		g.l("VPADDQ %s+%d(SB), %s, %s", scTable, 16*k, ring(k), tmp)
-		g.l("VMOVDQU %s, %d(SP)", tmp, scWK+16*k)
+		g.l("VPADDQ %s, %s, %s", kp, ring(k), tmp)
+		g.l("VMOVDQU %s, %s", tmp, dst)
 		return
 	}
-	g.l("MOVOU %s+%d(SB), %s", scTable, 16*k, tmp)
+	g.l("MOVOU %s, %s", kp, tmp)
 	g.l("PADDQ %s, %s", ring(k), tmp)
-	g.l("MOVOU %s, %d(SP)", tmp, scWK+16*k)
+	g.l("MOVOU %s, %s", tmp, dst)
 }
 
 // schedulePair computes words t and t+1 (t = 2k >= 16) into ring(k),
-// which held words t-16 and t-15, and stores their W+K.
-func (a *scalar512) schedulePair(k int) {
+// which held words t-16 and t-15, and adds the K pair at operand kp and
+// stores the sum to operand dst.
+func (a *scalar512) schedulePair(k int, kp, dst string) {
 	g, s := a.g, a.s
 	add := func(src, dst string) {
 		if a.vex() {
@@ -172,19 +183,16 @@ func (a *scalar512) schedulePair(k int) {
 	add("X9", ring(k))
 	add("X12", ring(k))
 	add("X13", ring(k))
-	a.storeWK(k, "X8")
+	a.storeWKAt(k, kp, dst, "X8")
 }
 
-// round writes round t on the state registers st (a..h), ab and bc the
-// registers of this round's a^b and the last round's.
-func (a *scalar512) round(t int, st [8]string, ab, bc string) {
+// round writes a round with W+K at operand wk on the state registers st
+// (a..h), ab and bc the registers of this round's a^b and the last
+// round's.
+func (a *scalar512) round(wk string, st [8]string, ab, bc string) {
 	g := a.g
 	A, B, D, E, F, G, H := st[0], st[1], st[3], st[4], st[5], st[6], st[7]
-	if t >= 8 && t < 16 {
-		g.l("ADDQ %s+%d(SB), %s", scTable, scKPad+8*(t-8), H)
-	} else {
-		g.l("ADDQ %d(SP), %s", scWK+8*t, H)
-	}
+	g.l("ADDQ %s, %s", wk, H)
 	if a.variant == "sse2" {
 		a.roundSSE2(A, D, E, F, G, H)
 	} else {
@@ -222,11 +230,7 @@ func (a *scalar512) round(t int, st [8]string, ab, bc string) {
 // waits for the last instruction before it that wrote flags (a false
 // dependency on AMD): each Σ chain starts right after one whose inputs
 // are long ready (the add of W+K, the f ^ g of Ch) rather than after the
-// round's additions. This kernel still takes about 1.9 times the BMI2
-// one's time on Zen 4, and so did hybrids of either's rounds with the
-// other's schedule (both a few hundred instructions longer than the BMI2
-// kernel): the limit appears to be the decoders, the loop no longer
-// fitting the micro-op cache.
+// round's additions.
 func (a *scalar512) roundSSE2(A, D, E, F, G, H string) {
 	g := a.g
 	// Σ0(a) = rotr28(a ^ rotr6(a ^ rotr5(a)))
@@ -269,8 +273,8 @@ func (a *scalar512) pack() {
 }
 
 // compress writes one compression of the message in ring pairs 0-3 (and
-// the padding) with the keyed state SI points to; the digest ends up in
-// R8-R15.
+// the padding) with the keyed state the frame's scKey points to; the
+// digest ends up in R8-R15, SI pointing at the keyed state.
 func (a *scalar512) compress() {
 	g := a.g
 	for k := 0; k < 4; k++ {
@@ -283,6 +287,7 @@ func (a *scalar512) compress() {
 			g.l("MOVOU %s+%d(SB), %s", scTable, scPad+16*(k-4), ring(k))
 		}
 	}
+	g.l("MOVQ %d(SP), SI", scKey)
 	for i, r := range scRegs {
 		g.l("MOVQ %d(SI), %s", 8*i, r)
 	}
@@ -290,14 +295,37 @@ func (a *scalar512) compress() {
 	ab, bc := "CX", "DX"
 	g.l("MOVQ %s, %s", st[1], bc)
 	g.l("XORQ %s, %s", st[2], bc)
-	for t := 0; t < a.s.rounds; t++ {
-		if t%2 == 0 && t+16 < a.s.rounds {
-			a.schedulePair(t/2 + 8)
-		}
-		a.round(t, st, ab, bc)
+	next := func() {
 		ab, bc = bc, ab
 		st = [8]string{st[7], st[0], st[1], st[2], st[3], st[4], st[5], st[6]}
 	}
+	// Rounds 0-63 with the schedule of the words sixteen rounds ahead:
+	// four times a loop of sixteen rounds, which bring the names of the
+	// state, of a^b and of the ring back where they were, SI pointing at
+	// their W+K (and K) in the frame. All 80 rounds unrolled (about 14 KB
+	// of code a kernel) took 1.5 times as long for SSE2 and 1.0-1.6 times
+	// for BMI2, depending on the machine's load, on Zen 4: a loop that
+	// outgrew the micro-op cache.
+	g.l("LEAQ %d(SP), SI", scWK)
+	g.l("PCALIGN $32")
+	g.l("%s_rounds:", a.name)
+	for r := 0; r < 16; r++ {
+		if r%2 == 0 {
+			k := r/2 + 8
+			a.schedulePair(k, fmt.Sprintf("%d(SI)", scK-scWK+16*k), fmt.Sprintf("%d(SI)", 16*k))
+		}
+		a.round(fmt.Sprintf("%d(SI)", 8*r), st, ab, bc)
+		next()
+	}
+	g.l("ADDQ $128, SI")
+	g.l("LEAQ %d(SP), AX", scWK+8*64)
+	g.l("CMPQ SI, AX")
+	g.l("JNE %s_rounds", a.name)
+	for t := 64; t < a.s.rounds; t++ {
+		a.round(fmt.Sprintf("%d(SP)", scWK+8*t), st, ab, bc)
+		next()
+	}
+	g.l("MOVQ %d(SP), SI", scKey)
 	for i, r := range scRegs {
 		g.l("ADDQ %d(SI), %s", 8*i, r)
 	}
@@ -305,6 +333,7 @@ func (a *scalar512) compress() {
 
 func (a *scalar512) kernel(name string) {
 	g := a.g
+	a.name = name
 	g.l("// func %s(s *State, lane, n int)", name)
 	g.l("TEXT ·%s(SB), $%d-24", name, scFrame)
 	g.l("MOVQ s+0(FP), AX")
@@ -321,17 +350,28 @@ func (a *scalar512) kernel(name string) {
 	for j, r := range scRegs {
 		g.l("MOVQ %d(AX), %s", rowOff(secU, j), r)
 	}
+	// K, and W+K of the padding words 8-15, into the frame where the
+	// rounds' loop finds them by SI (a table in SB takes no index).
+	mov := func(src, dst string) { g.l("MOVOU %s, X8", src); g.l("MOVOU X8, %s", dst) }
+	for i := 0; i < 40; i++ {
+		mov(fmt.Sprintf("%s+%d(SB)", scTable, 16*i), fmt.Sprintf("%d(SP)", scK+16*i))
+	}
+	for i := 0; i < 4; i++ {
+		mov(fmt.Sprintf("%s+%d(SB)", scTable, scKPad+16*i), fmt.Sprintf("%d(SP)", scWK+64+16*i))
+	}
 	// Both compressions of an iteration run the same code (SI the inner,
 	// then the outer state), which keeps the loop within the micro-op
 	// cache: unrolled twice it ran from the decoders at half the speed.
 	g.l("PCALIGN $32")
 	g.l("%s_iter:", name)
 	g.l("LEAQ %d(SP), SI", scInner)
+	g.l("MOVQ SI, %d(SP)", scKey)
 	g.l("PCALIGN $32")
 	g.l("%s_pass:", name)
 	a.pack()
 	a.compress()
 	g.l("ADDQ $64, SI")
+	g.l("MOVQ SI, %d(SP)", scKey)
 	g.l("LEAQ %d(SP), AX", scAcc)
 	g.l("CMPQ SI, AX")
 	g.l("JNE %s_pass", name)
