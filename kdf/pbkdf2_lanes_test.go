@@ -257,7 +257,7 @@ func TestDispatchHonoursGODEBUG(t *testing.T) {
 	}
 	type want struct{ mask, sha512, sha256 string }
 	// SHA-512's one-chain kernel comes first (narrowest); the masks here
-	// leave BMI1/BMI2 on, which it uses with AVX.
+	// leave BMI2 on, which it uses with AVX.
 	const scalar512 = "scalar "
 	var cases []want
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL {

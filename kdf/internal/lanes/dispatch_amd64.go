@@ -199,9 +199,10 @@ func pick(h Hash) []*Kernel {
 
 // scalar512 is the one-chain SHA-512 kernel for this CPU. One chain (a
 // LUKS keyslot, a one-cipher VeraCrypt header) leaves all lanes but one
-// of the lane kernels idle; on the EPYC this was written on, one chain
-// ran in 0.51 of the time of the 4-lane AVX-512 ymm kernel, 0.32 of
-// AVX2's (BMI2+AVX) and 0.59 of generic Go's (SSE2).
+// of the lane kernels idle. On the EPYC (Zen 4) this was written on, one
+// chain ran in 0.50 of the time of the 4-lane AVX-512 ymm kernel, 0.30 of
+// AVX2's and 0.31 of AVX's 2 lanes (BMI2+AVX), and 0.51 of generic Go's
+// (SSE2) (BenchmarkKernels, same run).
 func scalar512() *Kernel {
 	if hasBMI2AVX {
 		return k512BMI2x1

@@ -1,10 +1,10 @@
 // Command asmgen writes the PBKDF2 lane kernels of package lanes: the
 // SHA-2 constants (zconst.go), the amd64 kernels (AVX-512, AVX2, SHA-NI,
 // and SHA-512's one-chain scalar ones; chain_amd64.s) and the arm64 ones
-// (NEON; chain_arm64.s). Every kernel
-// runs n PBKDF2-HMAC iterations (u = HMAC(u); T ^= u) of several
-// independent chains, with the one-block messages' padding folded into
-// constants. Run it with "go generate" in kdf/internal/lanes.
+// (NEON; chain_arm64.s). Every kernel runs n PBKDF2-HMAC iterations
+// (u = HMAC(u); T ^= u) of one or several independent chains, with the
+// one-block messages' padding folded into constants. Run it with
+// "go generate" in kdf/internal/lanes.
 package main
 
 import (
