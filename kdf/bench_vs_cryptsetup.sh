@@ -4,6 +4,11 @@
 # machine (cryptsetup times its benchmark with getrusage CPU time too). Both are run alternately ROUNDS times and the best figure of
 # each is kept, which filters out the noise of other processes.
 # Usage: kdf/bench_vs_cryptsetup.sh [ROUNDS]
+# Both sides inherit the environment, so CPU features are masked for both
+# by setting GODEBUG (this package) and OPENSSL_ia32cap (Debian's cryptsetup
+# links OpenSSL's libcrypto; see ldd) as in bench_vs_openssl.sh's rows, e.g.
+# SSE2 only: GODEBUG=cpu.all=off OPENSSL_ia32cap='~0x1000000000000000:~0xf0230128'
+# (AVX, and AVX2, BMI1/2, SHA, AVX-512 of CPUID leaf 7).
 set -euo pipefail
 rounds=${1:-5}
 cd "$(dirname "$0")"

@@ -1,9 +1,10 @@
 // Command asmgen writes the PBKDF2 lane kernels of package lanes: the
-// SHA-2 constants (zconst.go), the amd64 kernels (AVX-512, AVX2, SHA-NI;
-// chain_amd64.s) and the arm64 ones (NEON; chain_arm64.s). Every kernel
-// runs n PBKDF2-HMAC iterations (u = HMAC(u); T ^= u) of several
-// independent chains, with the one-block messages' padding folded into
-// constants. Run it with "go generate" in kdf/internal/lanes.
+// SHA-2 constants (zconst.go), the amd64 kernels (AVX-512, AVX2, SHA-NI,
+// and SHA-512's one-chain scalar ones; chain_amd64.s) and the arm64 ones
+// (NEON; chain_arm64.s). Every kernel runs n PBKDF2-HMAC iterations
+// (u = HMAC(u); T ^= u) of one or several independent chains, with the
+// one-block messages' padding folded into constants. Run it with
+// "go generate" in kdf/internal/lanes.
 package main
 
 import (
@@ -41,7 +42,11 @@ func main() {
 	ripemdKernel(&ripemdAVX2{g: &body, pool: r32, xmm: true}, "chainRIPEMD160AVXx4")
 	(&blake2sAVX512{g: &body, reg_: "Z", pool: b32}).kernel("chainBLAKE2sAVX512x16")
 	(&blake2sAVX512{g: &body, reg_: "Y", pool: b32}).kernel("chainBLAKE2sAVX512x8")
+	sc := &scalar512{g: &body, s: s512, variant: "sse2"}
+	sc.kernel("chain512SSE2x1")
+	(&scalar512{g: &body, s: s512, variant: "bmi2"}).kernel("chain512BMI2x1")
 	b64.emit(amd)
+	sc.emitTable(amd)
 	ni.emit(amd)
 	r64.emit(amd)
 	r32.emit(amd)
