@@ -80,25 +80,11 @@ func Put(ctx context.Context, t Target, o PutOptions) error {
 	if b := newPutBatch(s, o.BatchFiles); b != nil {
 		putOne, publish, temps = b.put, b.publish, o.BatchFiles
 	}
-	room := planRoom(jobs, temps)
-	mkdir := room.mkdirFunc(t)
-	// A directory that exists and that no job makes (the destination of
-	// the files put into it) gets its room before the first file; one
-	// missing is not made (the file's creation says so).
-	made := map[string]bool{}
-	for _, j := range jobs {
-		if j.dir {
-			made[path.Clean(j.dest)] = true
-		}
-	}
-	for _, j := range jobs {
-		if d := path.Dir(j.dest); !j.dir && !made[d] {
-			made[d] = true
-			if fi, err := t.Stat(d); err == nil && fi.IsDir() {
-				if err := mkdir(d); err != nil {
-					return kind(Failed, kind(InVolume, err))
-				}
-			}
+	mkdir := t.MkdirAll
+	if makesRoom(t) {
+		mkdir = planRoom(jobs, temps).mkdirFunc(t)
+		if err := readyDirs(t, jobs, mkdir); err != nil {
+			return kind(Failed, kind(InVolume, err))
 		}
 	}
 	if err := copyJobs(ctx, jobs, t, mkdir, putOne, publish); err != nil {

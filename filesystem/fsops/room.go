@@ -11,6 +11,7 @@ import (
 // filesystem.RoomMaker: FAT, whose directory grows for a barrier each
 // time it fills).
 type roomMaker interface {
+	MakesRoom() bool
 	MakeRoom(dir string, names []string) error
 }
 
@@ -42,12 +43,38 @@ func planRoom(jobs []putJob, temps int) dirRoom {
 	return r
 }
 
-// mkdirFunc returns how Put makes (or readies) a directory of t: with its
-// room where t makes room, as MkdirAll elsewhere.
-func (r dirRoom) mkdirFunc(t Target) func(dir string) error {
+// makesRoom reports whether t gives directories their room in one step.
+func makesRoom(t Target) bool {
 	m, ok := t.(roomMaker)
-	if !ok {
-		return t.MkdirAll
-	}
+	return ok && m.MakesRoom()
+}
+
+// mkdirFunc returns how Put makes (or readies) a directory of t, which
+// makes room: with its room.
+func (r dirRoom) mkdirFunc(t Target) func(dir string) error {
+	m := t.(roomMaker)
 	return func(dir string) error { return m.MakeRoom(dir, r[path.Clean(dir)]) }
+}
+
+// readyDirs gives the directories that exist and that no job makes (the
+// destination of the files put into it) their room, before the first
+// file; one missing is not made (the file's creation says so).
+func readyDirs(t Target, jobs []putJob, mkdir func(string) error) error {
+	made := map[string]bool{}
+	for _, j := range jobs {
+		if j.dir {
+			made[path.Clean(j.dest)] = true
+		}
+	}
+	for _, j := range jobs {
+		if d := path.Dir(j.dest); !j.dir && !made[d] {
+			made[d] = true
+			if fi, err := t.Stat(d); err == nil && fi.IsDir() {
+				if err := mkdir(d); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

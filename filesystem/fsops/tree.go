@@ -87,6 +87,13 @@ func (t *Tree) MkdirAll(name string) error {
 	return nil
 }
 
+// MakesRoom reports whether MakeRoom gives a directory its room in one
+// step (filesystem.RoomMaker: FAT), rather than making it as MkdirAll.
+func (t *Tree) MakesRoom() bool {
+	_, ok := t.w.(filesystem.RoomMaker)
+	return ok
+}
+
 // MakeRoom makes dir and its missing parents as MkdirAll does, and where
 // the filesystem sizes a directory in one step (filesystem.RoomMaker:
 // FAT) gives dir the room for entries of names, growing it once if it
