@@ -525,6 +525,13 @@ func (d *dirCache) grow() error {
 	}
 	n := max(uint32(d.slots()*32/cs), uint32(64<<10/cs))
 	n = max(min(n, uint32((maxDirSlots-d.slots())*32/cs), fs.fat.available()/16), 1)
+	return d.growBy(n)
+}
+
+// growBy appends n zeroed clusters, for one barrier (see grow).
+func (d *dirCache) growBy(n uint32) error {
+	fs := d.fs
+	cs := fs.g.clusterSize
 	runs, err := fs.allocate(n, d.ch.Last())
 	if err != nil {
 		return err

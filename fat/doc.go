@@ -15,6 +15,7 @@
 //	(*FS) Open(path) / Create(path) / OpenFile(path, os.O_* flags, perm) (*File, error)
 //	(*FS) ReadFile / WriteFile
 //	(*FS) Mkdir / MkdirAll / Remove / RemoveAll / Rename(old, new)
+//	(*FS) MakeRoom(dir, names)   a directory made or grown once for entries to come
 //	(*FS) Chtimes(path, atime, mtime) / SetCreateTime / SetAttributes
 //	(*FS) Statfs() Statfs   Label() Serial() Type() ClusterSize()
 //	(*FS) Check(repair bool) (*CheckReport, error)

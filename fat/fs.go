@@ -55,6 +55,9 @@ type FS struct {
 	err       error                // first write error: the filesystem is then fail-stop
 	closed    bool
 	zero      []byte
+	// mkdirSlots, set by MakeRoom around its Mkdir, is the slots the new
+	// directory is made with (0: one cluster).
+	mkdirSlots int
 
 	// Volume state (volstate.go).
 	dirtyOnDisk bool         // the dirty flag is set on disk

@@ -24,7 +24,19 @@ func (b *backend) MakeDir(parent *dirCache, base string, c uint32) error {
 	tmpl := &entry{attr: AttrDir, start: c}
 	tmpl.setCreated(fs.now(), fs.loc)
 
-	data := make([]byte, fs.g.clusterSize)
+	// Made by MakeRoom, the directory gets its room now, before the
+	// barrier this one pays anyway, rather than growing (a barrier each
+	// time) as its entries come.
+	cs := fs.g.clusterSize
+	extra := fs.roomClusters(fs.mkdirSlots, cs/32, cs/32)
+	var more []run
+	if extra > 0 {
+		var err error
+		if more, err = fs.allocate(extra, c); err != nil {
+			more = nil // room is a hint: the directory grows as it fills
+		}
+	}
+	data := make([]byte, cs)
 	dot := *tmpl
 	copy(dot.short[:], ".          ")
 	dot.encodeShort(data[0:32])
@@ -38,13 +50,22 @@ func (b *backend) MakeDir(parent *dirCache, base string, c uint32) error {
 	if err := fs.writeAt(data, fs.g.clusterOffset(c)); err != nil {
 		return err
 	}
+	for _, r := range more {
+		if err := fs.writeAt(make([]byte, int(r.Count)*cs), fs.g.clusterOffset(r.First)); err != nil {
+			return err
+		}
+	}
+	if len(more) > 0 {
+		fs.fat.set(c, more[0].First)
+	}
 	if err := fs.flushFAT(); err != nil {
 		return err
 	}
-	// The new directory's cluster (its "." and "..") and its chain are on
-	// the disk before the entry that makes it a directory: a power cut
-	// that kept the entry alone left a directory without "." and ".."
-	// (the crash explorer, cmd/cryptvol TestCrashStatesFilesystems).
+	// The new directory's clusters (its "." and "..", the rest zeroed)
+	// and its chain are on the disk before the entry that makes it a
+	// directory: a power cut that kept the entry alone left a directory
+	// without "." and ".." (the crash explorer, cmd/cryptvol
+	// TestCrashStatesFilesystems).
 	if err := fs.barrier(); err != nil {
 		return err
 	}
@@ -55,6 +76,10 @@ func (b *backend) MakeDir(parent *dirCache, base string, c uint32) error {
 	}
 	d := &dirCache{fs: fs, parent: parent, self: e, data: data}
 	d.ch.Add(run{First: c, Count: 1})
+	for _, r := range more {
+		d.ch.Add(r)
+		d.data = append(d.data, make([]byte, int(r.Count)*cs)...)
+	}
 	d.parse()
 	fs.dirs[c] = d
 	return nil

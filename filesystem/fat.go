@@ -132,6 +132,12 @@ func (f *fatFS) RenameAll(pairs [][2]string) (int, error) {
 	n, err := f.f.RenameAll(pairs)
 	return n, classify(err, fatErrors)
 }
+
+// MakeRoom makes or grows a directory for names in one step.
+func (f *fatFS) MakeRoom(dir string, names []string) error {
+	return classify(f.f.MakeRoom(dir, names), fatErrors)
+}
+
 func (f *fatFS) Chtimes(name string, atime, mtime time.Time) error {
 	return classify(f.f.Chtimes(name, atime, mtime), fatErrors)
 }

@@ -94,6 +94,17 @@ type BatchRenamer interface {
 	RenameAll(pairs [][2]string) (int, error)
 }
 
+// RoomMaker is a Writer whose directories grow for a flush each time
+// they fill (FAT: the new clusters are zeroed and on the disk before the
+// chain links them), so that put gives a directory the room for the
+// entries it will add in one step (issue 31, item 4). MakeRoom makes dir
+// (whose parent exists) with room for entries of names, as Mkdir makes
+// it, or grows an existing dir once if its free slots are too few. The
+// room is a hint: a directory that still fills up grows as before.
+type RoomMaker interface {
+	MakeRoom(dir string, names []string) error
+}
+
 // Symlinker is a Writer whose filesystem has symbolic links (ext2/3/4):
 // Symlink makes name a link to target, failing if name exists.
 type Symlinker interface {

@@ -76,10 +76,18 @@ func Put(ctx context.Context, t Target, o PutOptions) error {
 	s := &stager{t: t, o: &o}
 	putOne := s.putFile
 	var publish func() error
+	temps := 1
 	if b := newPutBatch(s, o.BatchFiles); b != nil {
-		putOne, publish = b.put, b.publish
+		putOne, publish, temps = b.put, b.publish, o.BatchFiles
 	}
-	if err := copyJobs(ctx, jobs, t, putOne, publish); err != nil {
+	mkdir := t.MkdirAll
+	if makesRoom(t) {
+		mkdir = planRoom(jobs, temps).mkdirFunc(t)
+		if err := readyDirs(t, jobs, mkdir); err != nil {
+			return kind(Failed, kind(InVolume, err))
+		}
+	}
+	if err := copyJobs(ctx, jobs, t, mkdir, putOne, publish); err != nil {
 		return err
 	}
 	return skippedLinks(FSName(t.Type()), plan.skipped)
@@ -158,7 +166,7 @@ func blockWord(fstype string) string {
 }
 
 // copyJobs carries out planned and checked jobs in order: directories as
-// they come, files through putOne, and at the end the directories' times,
+// they come (through mkdir, MkdirAll or MakeRoom), files through putOne, and at the end the directories' times,
 // deepest first (writing into them changed them). A cancelled ctx stops
 // it between files and inside one (putOne removes its partial file), and
 // it says how far it got. publish, if set, renames into place the files
@@ -166,7 +174,7 @@ func blockWord(fstype string) string {
 // last file, and before any return once a file was put, so that every
 // file counted as copied is in place and an error leaves what the files
 // before it made.
-func copyJobs(ctx context.Context, jobs []putJob, t Target, putOne func(context.Context, putJob) error, publish func() error) error {
+func copyJobs(ctx context.Context, jobs []putJob, t Target, mkdir func(string) error, putOne func(context.Context, putJob) error, publish func() error) error {
 	files, copied := 0, 0
 	for _, j := range jobs {
 		if !j.dir {
@@ -189,7 +197,7 @@ func copyJobs(ctx context.Context, jobs []putJob, t Target, putOne func(context.
 			return settle(interrupted("%d of %d files copied", copied, files))
 		}
 		if j.dir {
-			if err := t.MkdirAll(j.dest); err != nil {
+			if err := mkdir(j.dest); err != nil {
 				return settle(kind(Failed, kind(InVolume, err)))
 			}
 			continue

@@ -87,6 +87,31 @@ func (t *Tree) MkdirAll(name string) error {
 	return nil
 }
 
+// MakesRoom reports whether MakeRoom gives a directory its room in one
+// step (filesystem.RoomMaker: FAT), rather than making it as MkdirAll.
+func (t *Tree) MakesRoom() bool {
+	_, ok := t.w.(filesystem.RoomMaker)
+	return ok
+}
+
+// MakeRoom makes dir and its missing parents as MkdirAll does, and where
+// the filesystem sizes a directory in one step (filesystem.RoomMaker:
+// FAT) gives dir the room for entries of names, growing it once if it
+// exists.
+func (t *Tree) MakeRoom(dir string, names []string) error {
+	r, ok := t.w.(filesystem.RoomMaker)
+	p := path.Clean("/" + dir)
+	if !ok || len(names) == 0 {
+		return t.MkdirAll(p)
+	}
+	if p != "/" {
+		if err := t.MkdirAll(path.Dir(p)); err != nil {
+			return err
+		}
+	}
+	return r.MakeRoom(p, names)
+}
+
 // RemoveAll removes name and everything under it, depth first; a name
 // that does not exist is not an error, the root may not be removed.
 func (t *Tree) RemoveAll(name string) error {

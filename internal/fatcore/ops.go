@@ -88,6 +88,12 @@ func (p Paths[N, D, E, I, A]) Mkdir(name string) error {
 	return PathErr("mkdir", name, p.mkdir(name))
 }
 
+// MkdirHeld is Mkdir for a caller that already holds the lock (a
+// package's MakeRoom making the directory it sizes).
+func (p Paths[N, D, E, I, A]) MkdirHeld(name string) error {
+	return PathErr("mkdir", name, p.mkdir(name))
+}
+
 func (p Paths[N, D, E, I, A]) mkdir(name string) error {
 	if err := p.o.Writable(); err != nil {
 		return err
