@@ -23,20 +23,22 @@ func compress(h *[8]uint64, m *[8]uint64, n uint64) {
 	compressAsm(h, m, n)
 }
 
-// compress2 runs two independent g_N with the same N: interleaved with
-// AVX-512 and GFNI, where one g_N leaves most of the CPU idle waiting on
-// its own results.
+// compress2 runs two independent g_N with the same N, interleaved
+// (with AVX-512 and GFNI, or the table lookups): one g_N leaves much of
+// the CPU idle waiting on its own results.
 func compress2(h1, m1, h2, m2 *[8]uint64, n uint64) {
 	if useGFNI {
 		compressGFNI2(h1, m1, h2, m2, n, gfni)
 		return
 	}
-	compressAsm(h1, m1, n)
-	compressAsm(h2, m2, n)
+	compressAsm2(h1, m1, h2, m2, n)
 }
 
 //go:noescape
 func compressAsm(h, m *[8]uint64, n uint64)
+
+//go:noescape
+func compressAsm2(h1, m1, h2, m2 *[8]uint64, n uint64)
 
 //go:noescape
 func compressGFNI2(h1, m1, h2, m2 *[8]uint64, n uint64, c *gfniConsts)
