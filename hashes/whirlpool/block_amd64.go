@@ -36,20 +36,22 @@ func blockWords(h, m *[8]uint64) {
 	blockAsm(h, m)
 }
 
-// blockWords2 is two independent blockWords: interleaved with AVX-512
-// and GFNI, where one compression leaves most of the CPU idle waiting on
-// its own results.
+// blockWords2 is two independent blockWords, interleaved (with AVX-512
+// and GFNI, or the table lookups): one compression leaves much of the
+// CPU idle waiting on its own results.
 func blockWords2(h1, m1, h2, m2 *[8]uint64) {
 	if useGFNI {
 		blockGFNI2(h1, m1, h2, m2, gfni)
 		return
 	}
-	blockAsm(h1, m1)
-	blockAsm(h2, m2)
+	blockAsm2(h1, m1, h2, m2)
 }
 
 //go:noescape
 func blockAsm(h, m *[8]uint64)
+
+//go:noescape
+func blockAsm2(h1, m1, h2, m2 *[8]uint64)
 
 //go:noescape
 func blockGFNI2(h1, m1, h2, m2 *[8]uint64, c *gfniConsts)
