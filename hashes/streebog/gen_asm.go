@@ -179,8 +179,8 @@ func main() {
 // what two compressAsm do (254 against 256 ns/op per g_N): one g_N
 // already keeps the 6-wide dispatch and the 3 memory ports busy (about
 // 170 instructions and 80 memory operations per 64 lookups), so there is
-// no idle unit for the second chain to fill; it may pay on CPUs with
-// longer load latency.
+// no idle unit for the second chain to fill (compress2 calls compressAsm
+// twice); it may pay on CPUs with longer load latency.
 func twoChains(b *bytes.Buffer) {
 	looped(b, "compressAsm2", "h1, m1, h2, m2 *[8]uint64, n uint64", []chain{
 		{0, "h1+0(FP)", "m1+8(FP)", "n+32(FP)"},
