@@ -25,7 +25,10 @@ func compress(h *[8]uint64, m *[8]uint64, n uint64) {
 
 // compress2 runs two independent g_N with the same N: interleaved with
 // AVX-512 and GFNI, where one g_N leaves most of the CPU idle waiting on
-// its own results.
+// its own results. The table kernel's two-chain form, compressAsm2, is
+// not used: on Zen 4 it costs as much as two compressAsm or more (244
+// against 235 ns/op per g_N), one g_N already filling the dispatch and
+// the memory ports (gen_asm.go); BenchmarkCompressTables2 re-measures it.
 func compress2(h1, m1, h2, m2 *[8]uint64, n uint64) {
 	if useGFNI {
 		compressGFNI2(h1, m1, h2, m2, n, gfni)
@@ -37,6 +40,9 @@ func compress2(h1, m1, h2, m2 *[8]uint64, n uint64) {
 
 //go:noescape
 func compressAsm(h, m *[8]uint64, n uint64)
+
+//go:noescape
+func compressAsm2(h1, m1, h2, m2 *[8]uint64, n uint64)
 
 //go:noescape
 func compressGFNI2(h1, m1, h2, m2 *[8]uint64, n uint64, c *gfniConsts)

@@ -38,7 +38,10 @@ func blockWords(h, m *[8]uint64) {
 
 // blockWords2 is two independent blockWords: interleaved with AVX-512
 // and GFNI, where one compression leaves most of the CPU idle waiting on
-// its own results.
+// its own results. The table kernel's two-chain form, blockAsm2, is not
+// used: on Zen 4 it costs more than two blockAsm (180 against 170 ns/op
+// per compression), one compression already filling the dispatch and
+// the memory ports (gen_asm.go); BenchmarkBlockTables2 re-measures it.
 func blockWords2(h1, m1, h2, m2 *[8]uint64) {
 	if useGFNI {
 		blockGFNI2(h1, m1, h2, m2, gfni)
@@ -50,6 +53,9 @@ func blockWords2(h1, m1, h2, m2 *[8]uint64) {
 
 //go:noescape
 func blockAsm(h, m *[8]uint64)
+
+//go:noescape
+func blockAsm2(h1, m1, h2, m2 *[8]uint64)
 
 //go:noescape
 func blockGFNI2(h1, m1, h2, m2 *[8]uint64, c *gfniConsts)
