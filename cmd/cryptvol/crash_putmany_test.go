@@ -102,21 +102,7 @@ func TestCrashStatesPutMany(t *testing.T) {
 						replaced: replaced,
 						done:     func(fsys filesystem.FS) error { return allThere(fsys, replaced) }},
 				}
-				for _, cc := range cases {
-					if err := os.WriteFile(vol, base, 0o600); err != nil {
-						t.Fatal(err)
-					}
-					args := append(append([]string{"put", vol}, cc.args...), "--password-file", pw)
-					ops := recordCommand(t, nil, append(args, c.flags...)...)
-					if len(ops) == 0 || !ops[len(ops)-1].Flush {
-						t.Errorf("%s: the command's last write is not followed by a flush: its Done is not durable", cc.name)
-					}
-					tally := exploreStates(t, base, ops, fsType, c, cc, crashOptions())
-					tally.report(t, c.name+"/"+fsType+" "+cc.name, ops)
-					for _, f := range tally.first {
-						t.Errorf("%s: %s", cc.name, f)
-					}
-				}
+				explorePuts(t, vol, pw, base, c, fsType, cases)
 			})
 		}
 	}
@@ -142,5 +128,27 @@ func TestCrashExplorerCatchesUnbatchedPut(t *testing.T) {
 	tally.report(t, "unbatched exfat put -r", ops)
 	if tally.halfDone == 0 {
 		t.Fatal("the explorer found no file named before its content was on the disk in a put that renames each file without a flush before")
+	}
+}
+
+// explorePuts runs each case's put on the volume as base holds it,
+// wants its last write followed by a flush (a Done that is durable), and
+// judges every crash state of what it wrote.
+func explorePuts(t *testing.T, vol, pw string, base []byte, c crashContainer, fsType string, cases []crashCase) {
+	t.Helper()
+	for _, cc := range cases {
+		if err := os.WriteFile(vol, base, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args := append(append([]string{"put", vol}, cc.args...), "--password-file", pw)
+		ops := recordCommand(t, nil, append(args, c.flags...)...)
+		if len(ops) == 0 || !ops[len(ops)-1].Flush {
+			t.Errorf("%s: the command's last write is not followed by a flush: its Done is not durable", cc.name)
+		}
+		tally := exploreStates(t, base, ops, fsType, c, cc, crashOptions())
+		tally.report(t, c.name+"/"+fsType+" "+cc.name, ops)
+		for _, f := range tally.first {
+			t.Errorf("%s: %s", cc.name, f)
+		}
 	}
 }

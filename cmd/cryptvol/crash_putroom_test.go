@@ -68,21 +68,7 @@ func TestCrashStatesPutRoom(t *testing.T) {
 					atomic: func(fsys filesystem.FS) error { return wholeOrAbsent(fsys, inDir) },
 					done:   func(fsys filesystem.FS) error { return allThere(fsys, inDir) }},
 			}
-			for _, cc := range cases {
-				if err := os.WriteFile(vol, base, 0o600); err != nil {
-					t.Fatal(err)
-				}
-				args := append(append([]string{"put", vol}, cc.args...), "--password-file", pw)
-				ops := recordCommand(t, nil, append(args, c.flags...)...)
-				if len(ops) == 0 || !ops[len(ops)-1].Flush {
-					t.Errorf("%s: the command's last write is not followed by a flush: its Done is not durable", cc.name)
-				}
-				tally := exploreStates(t, base, ops, "fat", c, cc, crashOptions())
-				tally.report(t, c.name+"/fat "+cc.name, ops)
-				for _, f := range tally.first {
-					t.Errorf("%s: %s", cc.name, f)
-				}
-			}
+			explorePuts(t, vol, pw, base, c, "fat", cases)
 		})
 	}
 }
