@@ -81,10 +81,12 @@ func Open(dev io.ReaderAt, size int64) (*FS, error) {
 	}
 	unit := func(v int8) int64 { // clusters, or 2^-v bytes when negative
 		if v < 0 {
-			if -v > 20 {
-				return 0
+			// -v in int: negating int8 -128 gives -128 again, a
+			// negative shift (a fuzzed boot sector found it).
+			if n := -int(v); n <= 20 {
+				return 1 << n
 			}
-			return 1 << -v
+			return 0
 		}
 		return int64(v) * f.clusterSize
 	}
