@@ -231,25 +231,28 @@ func (a *scalar512) round(wk string, st [8]string, ab, bc string) {
 // dependency on AMD): each Σ chain starts right after one whose inputs
 // are long ready (the add of W+K, the f ^ g of Ch) rather than after the
 // round's additions.
+// nestedRotr emits dst = rotr(r3, x ^ rotr(r2, x ^ rotr(r1, x))), a Σ
+// function of SHA-512 written with one scratch register: the SSE2
+// kernel has no three-operand rotate (RORX is BMI2).
+func (a *scalar512) nestedRotr(x, dst string, r1, r2, r3 int) {
+	g := a.g
+	g.l("MOVQ %s, %s", x, dst)
+	g.l("RORQ $%d, %s", r1, dst)
+	g.l("XORQ %s, %s", x, dst)
+	g.l("RORQ $%d, %s", r2, dst)
+	g.l("XORQ %s, %s", x, dst)
+	g.l("RORQ $%d, %s", r3, dst)
+}
+
 func (a *scalar512) roundSSE2(A, D, E, F, G, H string) {
 	g := a.g
 	// Σ0(a) = rotr28(a ^ rotr6(a ^ rotr5(a)))
-	g.l("MOVQ %s, BX", A)
-	g.l("RORQ $5, BX")
-	g.l("XORQ %s, BX", A)
-	g.l("RORQ $6, BX")
-	g.l("XORQ %s, BX", A)
-	g.l("RORQ $28, BX")
+	a.nestedRotr(A, "BX", 5, 6, 28)
 	// Ch = ((f ^ g) & e) ^ g
 	g.l("MOVQ %s, DI", F)
 	g.l("XORQ %s, DI", G)
 	// Σ1(e) = rotr14(e ^ rotr4(e ^ rotr23(e)))
-	g.l("MOVQ %s, AX", E)
-	g.l("RORQ $23, AX")
-	g.l("XORQ %s, AX", E)
-	g.l("RORQ $4, AX")
-	g.l("XORQ %s, AX", E)
-	g.l("RORQ $14, AX")
+	a.nestedRotr(E, "AX", 23, 4, 14)
 	g.l("ANDQ %s, DI", E)
 	g.l("XORQ %s, DI", G)
 	g.l("ADDQ DI, %s", H)
