@@ -14,6 +14,20 @@ type syncMemDev struct{ *memDev }
 func (d syncMemDev) Size() int64 { return int64(len(d.Data)) }
 func (d syncMemDev) Sync() error { return nil }
 
+// openRecorded opens a copy of base (size bytes) through a recorder of
+// its writes and flushes, for a test that replays its crash states.
+func openRecorded(t *testing.T, base *memDev, size int64) (*memDev, *crashsim.Recorder, *FS) {
+	t.Helper()
+	work := newMemDev(t, size)
+	copy(work.Data, base.Data)
+	rec := crashsim.NewRecorder(syncMemDev{work})
+	fs, err := OpenWithOptions(rec, size, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return work, rec, fs
+}
+
 // TestKilledWhileADirectoryGrows is the kill campaign's loss (CI, seed
 // 441633812, put case 55 on vc32): a put into /photos grew the directory
 // by a cluster whose FAT entry sits in a later FAT sector than the entry
@@ -53,13 +67,7 @@ func TestKilledWhileADirectoryGrows(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			work := newMemDev(t, c.size)
-			copy(work.Data, base.Data)
-			rec := crashsim.NewRecorder(syncMemDev{work})
-			fs, err := OpenWithOptions(rec, c.size, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, rec, fs := openRecorded(t, base, c.size)
 			for i := 0; i < 3; i++ {
 				mustWrite(t, fs, fmt.Sprintf("/photos/the new file number %d.bin", i), pattern(50+i, 2*c.cluster))
 			}

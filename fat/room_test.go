@@ -41,13 +41,7 @@ func TestMakeRoom(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			work := newMemDev(t, c.size)
-			copy(work.Data, base.Data)
-			rec := crashsim.NewRecorder(syncMemDev{work})
-			fs, err := OpenWithOptions(rec, c.size, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			work, rec, fs := openRecorded(t, base, c.size)
 			all := map[string][]byte{}
 			var windows [][2]int // the writes of each MakeRoom, and the first after
 			// A new directory made with its room, the same grown (its
